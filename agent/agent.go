@@ -1,0 +1,232 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// node is one step of the state machine: it updates the state and says
+// which step comes next. Nodes are methods of run, so that they reach the
+// run's emitter; the table holds them as method expressions.
+type node func(r *run, ctx context.Context, s *State) (Step, error)
+
+// Config wires an Agent.
+type Config struct {
+	// Model is the model-backed Brain; nil runs everything offline.
+	Model Brain
+	// Offline is the deterministic Brain used without a model and when the
+	// model fails during a run. Required.
+	Offline Brain
+	// Retrievers by route. A missing web retriever means web search is
+	// not configured, which the agent tells the user.
+	Retrievers map[Route]Retriever
+	// Checkpointer stores threads; nil keeps them in memory.
+	Checkpointer Checkpointer
+	Budgets      Budgets
+	// Now is the clock, replaceable in tests.
+	Now func() time.Time
+}
+
+// Agent answers questions. It is safe for concurrent use: each Ask owns its
+// own State. Questions of the same thread must be serialised by the caller,
+// or the later one may overwrite the earlier one's turn.
+type Agent struct {
+	model      Brain
+	offline    Brain
+	retrievers map[Route]Retriever
+	threads    Checkpointer
+	budgets    Budgets
+	now        func() time.Time
+	nodes      map[Step]node
+}
+
+// New checks cfg and the transition table and returns an Agent.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Offline == nil {
+		return nil, errors.New("agent: an offline Brain is required")
+	}
+	a := &Agent{
+		model:      cfg.Model,
+		offline:    cfg.Offline,
+		retrievers: cfg.Retrievers,
+		threads:    cfg.Checkpointer,
+		budgets:    cfg.Budgets.withDefaults(),
+		now:        cfg.Now,
+	}
+	if a.retrievers == nil {
+		a.retrievers = map[Route]Retriever{}
+	}
+	if a.threads == nil {
+		a.threads = NewMemoryCheckpointer()
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	a.nodes = map[Step]node{
+		StepCondense: (*run).condense,
+		StepRoute:    (*run).route,
+		StepVector:   (*run).vector,
+		StepGraph:    (*run).graph,
+		StepWeb:      (*run).web,
+		StepDirect:   (*run).direct,
+		StepGrade:    (*run).grade,
+		StepRewrite:  (*run).rewrite,
+		StepGenerate: (*run).generate,
+		StepCheck:    (*run).check,
+		StepNoAnswer: (*run).noAnswer,
+	}
+	if err := checkGraph(a.nodes); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Question is one question to answer.
+type Question struct {
+	ThreadID string // "" for a one-off question with no history
+	Text     string
+	Scope    Scope
+}
+
+// Ask runs the state machine for q, reporting progress to emit (which may
+// be nil), and stores the finished turn in the thread. It always ends: every
+// loop is bounded, and ctx cancellation stops it between and inside steps.
+// Errors are *Error for unusable questions; anything else is internal.
+func (a *Agent) Ask(ctx context.Context, q Question, emit Emitter) (Result, error) {
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	text, err := a.cleanQuestion(q.Text)
+	if err != nil {
+		emit(Event{Kind: EventFailed, Err: err})
+		return Result{}, err
+	}
+	res, err := a.ask(ctx, q, text, emit)
+	if err != nil {
+		emit(Event{Kind: EventFailed, Err: err})
+		return Result{}, err
+	}
+	emit(Event{Kind: EventDone, Step: StepEnd, Route: res.Route, Result: &res})
+	return res, nil
+}
+
+func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) (Result, error) {
+	thread := Thread{ID: q.ThreadID}
+	if q.ThreadID != "" {
+		var err error
+		if thread, err = a.threads.Load(ctx, q.ThreadID); err != nil {
+			return Result{}, fmt.Errorf("agent: load thread %q: %w", q.ThreadID, err)
+		}
+	}
+	s := &State{Thread: thread, Question: text, Scope: q.Scope}
+	if a.model == nil {
+		s.Offline, s.OfflineReason = true, "no language model is configured"
+	}
+	m := &meter{}
+	ctx = withMeter(ctx, m)
+	run := &run{Agent: a, emit: emit}
+	if err := run.loop(ctx, s); err != nil {
+		return Result{}, err
+	}
+	s.Usage = m.total()
+	res := a.result(s)
+	if q.ThreadID != "" {
+		thread.Append(Turn{Question: text, Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: a.now()})
+		if err := a.threads.Save(ctx, thread); err != nil {
+			return Result{}, fmt.Errorf("agent: save thread %q: %w", q.ThreadID, err)
+		}
+	}
+	return res, nil
+}
+
+// cleanQuestion refuses empty and oversized questions with a message the
+// asker can act on, and drops control characters that chat clients and
+// pasted text sometimes carry.
+func (a *Agent) cleanQuestion(text string) (string, error) {
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "")
+	}
+	text = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, text)
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return "", Errorf(EINVALID, "The question is empty: ask me something, for example \"What is our refund policy?\"")
+	}
+	if n := utf8.RuneCountInString(text); n > a.budgets.MaxQuestionChars {
+		return "", Errorf(EINVALID, "The question is too long (%d characters; the limit is %d). Please shorten it.", n, a.budgets.MaxQuestionChars)
+	}
+	return text, nil
+}
+
+// run is one Ask in progress: the agent plus where its events go.
+type run struct {
+	*Agent
+	emit Emitter
+}
+
+// loop walks the transition table from condense to end.
+func (r *run) loop(ctx context.Context, s *State) error {
+	step := StepCondense
+	for step != StepEnd {
+		if len(s.Trace) >= r.budgets.MaxSteps {
+			return fmt.Errorf("agent: step budget of %d exhausted after %s", r.budgets.MaxSteps, pathOf(s.Trace))
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("agent: stopped before %s: %w", step, err)
+		}
+		s.Trace = append(s.Trace, step)
+		next, err := r.nodes[step](r, ctx, s)
+		if err != nil {
+			return fmt.Errorf("agent: %s: %w", pathOf(s.Trace), err)
+		}
+		if !allowed(step, next) {
+			return fmt.Errorf("agent: %s returned %s, which the transition table does not allow", pathOf(s.Trace), next)
+		}
+		step = next
+	}
+	return nil
+}
+
+func pathOf(trace []Step) string {
+	parts := make([]string, len(trace))
+	for i, s := range trace {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, "→")
+}
+
+// think asks the model-backed Brain, unless the run is already offline;
+// when the model fails (after the client's own retries) the run goes
+// offline for good, says so once, and f is retried with the offline Brain.
+func (r *run) think(ctx context.Context, s *State, f func(Brain) error) error {
+	if !s.Offline {
+		err := f(r.model)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.degrade(s, err)
+	}
+	return f(r.offline)
+}
+
+// degrade switches the run to the offline engine.
+func (r *run) degrade(s *State, cause error) {
+	s.Offline = true
+	s.OfflineReason = "the language model failed (" + cause.Error() + "), so this answer used the offline engine"
+	r.emit(Event{Kind: EventDegraded, Reason: s.OfflineReason})
+}

@@ -1,0 +1,447 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/llm/llmtest"
+	"github.com/switchboard/switchboard/llm/offline"
+)
+
+// These scenarios drive the real agent, the real llm.Brain and llm.Client
+// through llmtest, a local server speaking the OpenAI wire protocol with
+// scripted replies. Retrievers are hand-written fakes: the stores have their
+// own tests against real databases.
+
+// fakeRetriever returns docs and records the queries it was asked.
+type fakeRetriever struct {
+	mu      sync.Mutex
+	queries []string
+	docs    func(query string) ([]agent.Document, error)
+}
+
+var _ agent.Retriever = (*fakeRetriever)(nil)
+
+func (f *fakeRetriever) Retrieve(_ context.Context, req agent.Request) ([]agent.Document, error) {
+	f.mu.Lock()
+	f.queries = append(f.queries, req.Query)
+	f.mu.Unlock()
+	return f.docs(req.Query)
+}
+
+func returns(docs ...agent.Document) *fakeRetriever {
+	return &fakeRetriever{docs: func(string) ([]agent.Document, error) { return docs, nil }}
+}
+
+var (
+	refundDoc = agent.Document{ID: "d1", Title: "Refund policy", Location: "docs/refund-policy.md", Content: "Customers can request a full refund within 30 days of purchase."}
+	annualDoc = agent.Document{ID: "d2", Title: "Refund policy: annual plans", Location: "docs/refund-policy.md#annual", Content: "Annual plans are refunded pro rata after 30 days."}
+	lunchDoc  = agent.Document{ID: "d3", Title: "Lunch menu", Location: "docs/lunch.md", Content: "Tacos on Tuesday."}
+	webDoc    = agent.Document{ID: "w1", Title: "News", Location: "https://example.com/news", Content: "Unrelated headline."}
+)
+
+type harness struct {
+	srv     *llmtest.Server
+	agent   *agent.Agent
+	events  []agent.Event
+	vector  *fakeRetriever
+	web     *fakeRetriever
+	threads *agent.MemoryCheckpointer
+}
+
+// setup builds an agent on a scripted model. web may be nil (not configured).
+func setup(t *testing.T, vector, graph, web *fakeRetriever) *harness {
+	t.Helper()
+	h := &harness{srv: llmtest.New(t), vector: vector, web: web, threads: agent.NewMemoryCheckpointer()}
+	rs := map[agent.Route]agent.Retriever{}
+	if vector != nil {
+		rs[agent.RouteVector] = vector
+	}
+	if graph != nil {
+		rs[agent.RouteGraph] = graph
+	}
+	if web != nil {
+		rs[agent.RouteWeb] = web
+	}
+	a, err := agent.New(agent.Config{Model: h.srv.Brain(), Offline: offline.New(nil), Retrievers: rs, Checkpointer: h.threads})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.agent = a
+	return h
+}
+
+func (h *harness) ask(t *testing.T, thread, question string) agent.Result {
+	t.Helper()
+	res, err := h.agent.Ask(context.Background(), agent.Question{ThreadID: thread, Text: question}, func(e agent.Event) { h.events = append(h.events, e) })
+	if err != nil {
+		t.Fatalf("Ask(%q): %v", question, err)
+	}
+	return res
+}
+
+func (h *harness) kinds() []agent.EventKind {
+	var out []agent.EventKind
+	for _, e := range h.events {
+		out = append(out, e.Kind)
+	}
+	return out
+}
+
+func trace(steps ...agent.Step) []agent.Step { return steps }
+
+const (
+	vectorRoute = `{"route":"vector","reason":"asks about an internal policy"}`
+	relevant    = `{"relevant":true,"reason":"states the refund window"}`
+	irrelevant  = `{"relevant":false,"reason":"off topic"}`
+	grounded    = `{"grounded":true,"unsupported":[]}`
+)
+
+func TestGroundedFirstTime(t *testing.T) {
+	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
+	h.srv.On("route", vectorRoute).On("grade", relevant).
+		On("generate", "Refunds are available within 30 days [1]; annual plans pro rata [2].").On("check", grounded)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	if want := trace(agent.StepCondense, agent.StepRoute, agent.StepVector, agent.StepGrade, agent.StepGenerate, agent.StepCheck); !slices.Equal(res.Trace, want) {
+		t.Errorf("trace = %v, want %v", res.Trace, want)
+	}
+	if res.Confidence != agent.ConfidenceHigh || res.Offline {
+		t.Errorf("confidence = %s offline = %v, want high online", res.Confidence, res.Offline)
+	}
+	if res.Route != agent.RouteVector || res.RouteReason != "asks about an internal policy" {
+		t.Errorf("route = %s (%s)", res.Route, res.RouteReason)
+	}
+	if len(res.Sources) != 2 || res.Sources[0].N != 1 || res.Sources[0].Location != "docs/refund-policy.md" {
+		t.Errorf("sources = %+v", res.Sources)
+	}
+	// route + 2 grades + generate + check; no condense without history.
+	if res.LLMCalls != 5 || h.srv.Calls("condense") != 0 {
+		t.Errorf("llm calls = %d, condense calls = %d; want 5 and 0", res.LLMCalls, h.srv.Calls("condense"))
+	}
+	if res.Tokens == 0 {
+		t.Error("tokens not counted")
+	}
+	want := []agent.EventKind{agent.EventRouted, agent.EventRetrieved, agent.EventGraded, agent.EventGenerating, agent.EventChecking, agent.EventDone}
+	if !slices.Equal(h.kinds(), want) {
+		t.Errorf("events = %v, want %v", h.kinds(), want)
+	}
+}
+
+func TestOnlyRelevantDocumentsReachTheGenerator(t *testing.T) {
+	h := setup(t, returns(refundDoc, lunchDoc), nil, nil)
+	h.srv.On("route", vectorRoute).OnPrompt("grade", "Tacos", irrelevant).On("grade", relevant).
+		On("generate", "Refunds within 30 days [1].").On("check", grounded)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	gen := h.srv.Requests("generate")
+	if len(gen) != 1 {
+		t.Fatalf("generate calls = %d", len(gen))
+	}
+	prompt := llmtest.Prompt(gen[0])
+	if !strings.Contains(prompt, "full refund within 30 days") || strings.Contains(prompt, "Tacos") {
+		t.Errorf("generator saw the wrong documents:\n%s", prompt)
+	}
+	// One relevant source: grounded, but medium.
+	if res.Confidence != agent.ConfidenceMedium || len(res.Sources) != 1 {
+		t.Errorf("confidence = %s sources = %d, want medium and 1", res.Confidence, len(res.Sources))
+	}
+}
+
+func TestRewritesThenWebFallbackThenNoAnswer(t *testing.T) {
+	h := setup(t, returns(lunchDoc), nil, returns(webDoc))
+	h.srv.On("route", vectorRoute).On("grade", irrelevant).
+		On("rewrite", `{"query":"refund window"}`, `{"query":"money back policy"}`, `{"query":"return purchase reimbursement"}`)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	if res.Confidence != agent.ConfidenceNone || res.Rewrites != 3 {
+		t.Errorf("confidence = %s rewrites = %d, want none and 3", res.Confidence, res.Rewrites)
+	}
+	wantQueries := []string{"What is our refund policy?", "refund window", "money back policy", "return purchase reimbursement"}
+	if !slices.Equal(h.vector.queries, wantQueries) {
+		t.Errorf("vector queries = %q, want %q", h.vector.queries, wantQueries)
+	}
+	if len(h.web.queries) != 1 || h.web.queries[0] != "What is our refund policy?" {
+		t.Errorf("web fallback queries = %q, want the question once", h.web.queries)
+	}
+	if h.srv.Calls("generate") != 0 {
+		t.Error("generated an answer from irrelevant documents")
+	}
+	if !strings.Contains(res.Answer, "money back policy") || !strings.Contains(res.Answer, "web search") {
+		t.Errorf("no-answer does not say what was searched:\n%s", res.Answer)
+	}
+	tail := res.Trace[len(res.Trace)-3:]
+	if want := trace(agent.StepWeb, agent.StepGrade, agent.StepNoAnswer); !slices.Equal(tail, want) {
+		t.Errorf("trace ends %v, want %v", tail, want)
+	}
+	var rewriting []int
+	for _, e := range h.events {
+		if e.Kind == agent.EventRewriting {
+			rewriting = append(rewriting, e.Attempt)
+			if e.Max != 3 {
+				t.Errorf("rewriting event max = %d", e.Max)
+			}
+		}
+	}
+	if !slices.Equal(rewriting, []int{1, 2, 3}) || !slices.Contains(h.kinds(), agent.EventWebFallback) {
+		t.Errorf("events = %v (rewrites %v)", h.kinds(), rewriting)
+	}
+	// The generator never ran, so the original question is still what the result reports.
+	if res.Question != "What is our refund policy?" {
+		t.Errorf("question = %q", res.Question)
+	}
+}
+
+func TestRewritesWithoutWebEndInNoAnswer(t *testing.T) {
+	h := setup(t, returns(lunchDoc), nil, nil)
+	h.srv.On("route", vectorRoute).On("grade", irrelevant).On("rewrite", `{"query":"refund"}`)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	if res.Confidence != agent.ConfidenceNone || !strings.Contains(res.Answer, "web search is not configured") {
+		t.Errorf("confidence = %s answer:\n%s", res.Confidence, res.Answer)
+	}
+	if res.Trace[len(res.Trace)-1] != agent.StepNoAnswer || slices.Contains(res.Trace, agent.StepWeb) {
+		t.Errorf("trace = %v", res.Trace)
+	}
+}
+
+func TestRewriteThatSucceeds(t *testing.T) {
+	vec := &fakeRetriever{docs: func(q string) ([]agent.Document, error) {
+		if q == "refund window" {
+			return []agent.Document{refundDoc, annualDoc}, nil
+		}
+		return []agent.Document{lunchDoc}, nil
+	}}
+	h := setup(t, vec, nil, nil)
+	h.srv.On("route", vectorRoute).OnPrompt("grade", "Tacos", irrelevant).On("grade", relevant).
+		On("rewrite", `{"query":"refund window"}`).On("generate", "Within 30 days [1].").On("check", grounded)
+
+	res := h.ask(t, "", "How long do customers have to get money back?")
+
+	if res.Rewrites != 1 || res.Confidence != agent.ConfidenceMedium {
+		t.Errorf("rewrites = %d confidence = %s, want 1 and medium", res.Rewrites, res.Confidence)
+	}
+	// The generator answers the user's question, not the rewritten query.
+	if p := llmtest.Prompt(h.srv.Requests("generate")[0]); !strings.Contains(p, "How long do customers have to get money back?") {
+		t.Errorf("generator was not given the original question:\n%s", p)
+	}
+}
+
+func TestRegenerateTwiceThenLowConfidence(t *testing.T) {
+	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
+	h.srv.On("route", vectorRoute).On("grade", relevant).
+		On("generate", "Refunds within 30 days [1], and 90 days for VIPs [1].").
+		On("check", `{"grounded":false,"unsupported":["90 days for VIPs"]}`)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	if res.Confidence != agent.ConfidenceLow || res.Regenerations != 2 {
+		t.Errorf("confidence = %s regenerations = %d, want low and 2", res.Confidence, res.Regenerations)
+	}
+	if h.srv.Calls("generate") != 3 || h.srv.Calls("check") != 3 {
+		t.Errorf("generate/check calls = %d/%d, want 3/3", h.srv.Calls("generate"), h.srv.Calls("check"))
+	}
+	if !slices.Equal(res.Unsupported, []string{"90 days for VIPs"}) || res.Answer == "" {
+		t.Errorf("unsupported = %q answer = %q", res.Unsupported, res.Answer)
+	}
+	// A regeneration is told what was unsupported.
+	if p := llmtest.Prompt(h.srv.Requests("generate")[1]); !strings.Contains(p, "90 days for VIPs") {
+		t.Errorf("regeneration prompt does not name the unsupported claim:\n%s", p)
+	}
+}
+
+func TestRegenerateOnceThenGrounded(t *testing.T) {
+	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
+	h.srv.On("route", vectorRoute).On("grade", relevant).On("generate", "Draft [1].", "Refunds within 30 days [1].").
+		On("check", `{"grounded":false,"unsupported":["Draft"]}`, grounded)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	if res.Confidence != agent.ConfidenceMedium || res.Regenerations != 1 || res.Answer != "Refunds within 30 days [1]." {
+		t.Errorf("confidence = %s regenerations = %d answer = %q", res.Confidence, res.Regenerations, res.Answer)
+	}
+	if !slices.Contains(h.kinds(), agent.EventRegenerating) {
+		t.Error("no regenerating event")
+	}
+}
+
+func TestDirect(t *testing.T) {
+	h := setup(t, returns(refundDoc), nil, nil)
+	h.srv.On("route", `{"route":"direct","reason":"general knowledge"}`).On("direct", "Paris is the capital of France.")
+
+	res := h.ask(t, "", "What is the capital of France?")
+
+	if res.Confidence != agent.ConfidenceGeneral || res.Answer != "Paris is the capital of France." || len(res.Sources) != 0 {
+		t.Errorf("result = %+v", res)
+	}
+	if len(h.vector.queries) != 0 {
+		t.Error("the direct route retrieved documents")
+	}
+	if want := trace(agent.StepCondense, agent.StepRoute, agent.StepDirect); !slices.Equal(res.Trace, want) {
+		t.Errorf("trace = %v", res.Trace)
+	}
+}
+
+func TestGraphRouteCitesTheCypher(t *testing.T) {
+	cypher := "MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) RETURN s.name, p.name LIMIT 25"
+	rows := agent.Document{ID: "g1", Title: "Graph query", Location: cypher, Content: "Acme Parts -[SUPPLIES]-> Widget", Route: agent.RouteGraph}
+	rows2 := agent.Document{ID: "g2", Title: "Graph query", Location: cypher, Content: "Bolt Co -[SUPPLIES]-> Gear", Route: agent.RouteGraph}
+	h := setup(t, nil, returns(rows, rows2), nil)
+	h.srv.On("route", `{"route":"graph","reason":"asks who supplies what"}`).On("grade", relevant).
+		On("generate", "Acme Parts supplies Widget [1]; Bolt Co supplies Gear [2].").On("check", grounded)
+
+	res := h.ask(t, "", "Who supplies our products?")
+
+	if res.Route != agent.RouteGraph || len(res.Sources) != 2 || res.Sources[0].Location != cypher {
+		t.Errorf("route = %s sources = %+v", res.Route, res.Sources)
+	}
+}
+
+func TestFollowUpIsCondensed(t *testing.T) {
+	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
+	h.srv.On("route", vectorRoute).On("grade", relevant).On("generate", "Within 30 days [1].").On("check", grounded).
+		On("condense", `{"question":"What is our refund policy for annual plans?"}`)
+
+	h.ask(t, "t1", "What is our refund policy?")
+	res := h.ask(t, "t1", "and for annual plans?")
+
+	if h.srv.Calls("condense") != 1 {
+		t.Fatalf("condense calls = %d, want 1 (only the follow-up)", h.srv.Calls("condense"))
+	}
+	if p := llmtest.Prompt(h.srv.Requests("condense")[0]); !strings.Contains(p, "What is our refund policy?") {
+		t.Errorf("condense did not see the thread's history:\n%s", p)
+	}
+	if res.Question != "and for annual plans?" || res.Standalone != "What is our refund policy for annual plans?" {
+		t.Errorf("question = %q standalone = %q", res.Question, res.Standalone)
+	}
+	if last := h.vector.queries[len(h.vector.queries)-1]; last != "What is our refund policy for annual plans?" {
+		t.Errorf("retrieval used %q, not the standalone question", last)
+	}
+	th, _ := h.threads.Load(context.Background(), "t1")
+	if len(th.Turns) != 2 || th.LastRoute != agent.RouteVector || len(th.LastSources) == 0 {
+		t.Errorf("thread = %+v", th)
+	}
+}
+
+func TestWebRouteNotConfigured(t *testing.T) {
+	h := setup(t, returns(refundDoc), nil, nil)
+	h.srv.On("route", `{"route":"web","reason":"asks about today's news"}`)
+
+	res := h.ask(t, "", "What did the Fed announce this morning?")
+
+	if res.Route != agent.RouteWeb || res.Confidence != agent.ConfidenceNone || !strings.Contains(res.Answer, "web search is not configured") {
+		t.Errorf("route = %s confidence = %s answer:\n%s", res.Route, res.Confidence, res.Answer)
+	}
+}
+
+func TestModelOutageDegradesToOffline(t *testing.T) {
+	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
+	h.srv.Fail(503)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	if !res.Offline || !strings.Contains(res.OfflineReason, "failed") {
+		t.Errorf("offline = %v reason = %q", res.Offline, res.OfflineReason)
+	}
+	if res.Route != agent.RouteVector || res.Answer == "" || res.Confidence == agent.ConfidenceNone {
+		t.Errorf("offline engine did not answer: %+v", res)
+	}
+	n := 0
+	for _, e := range h.events {
+		if e.Kind == agent.EventDegraded {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("degraded events = %d, want exactly 1", n)
+	}
+	// After the first failure the model is not asked again in this run.
+	if c := h.srv.Calls(""); c != 1 {
+		t.Errorf("model calls after the outage = %d, want 1", c)
+	}
+}
+
+func TestGradingOutageMidRunRegradesOffline(t *testing.T) {
+	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
+	// One grade gets output that no retry can parse: the model has failed.
+	h.srv.On("route", vectorRoute).OnPrompt("grade", "pro rata", relevant).On("grade", "I'd rather not say.")
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	if !res.Offline || !strings.Contains(res.OfflineReason, "failed") || res.Answer == "" {
+		t.Errorf("offline = %v (%s) answer = %q", res.Offline, res.OfflineReason, res.Answer)
+	}
+	if h.srv.Calls("generate") != 0 {
+		t.Error("the model was asked to generate after it failed")
+	}
+}
+
+func TestCancellationStopsTheRun(t *testing.T) {
+	h := setup(t, returns(refundDoc), nil, nil)
+	h.srv.On("route", vectorRoute).Delay(time.Minute)
+	ctx, cancel := context.WithCancel(context.Background())
+	var failed bool
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.agent.Ask(ctx, agent.Question{Text: "What is our refund policy?"}, func(e agent.Event) {
+			failed = failed || e.Kind == agent.EventFailed
+		})
+		done <- err
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+		if !failed {
+			t.Error("no failed event")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Ask did not stop after cancellation")
+	}
+}
+
+func TestRetrieverFailureFailsTheRun(t *testing.T) {
+	broken := &fakeRetriever{docs: func(string) ([]agent.Document, error) { return nil, errors.New("connection refused") }}
+	h := setup(t, broken, nil, nil)
+	h.srv.On("route", vectorRoute)
+	_, err := h.agent.Ask(context.Background(), agent.Question{Text: "What is our refund policy?"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "condense→route→vector") || agent.ErrorCode(err) != agent.EINTERNAL {
+		t.Errorf("err = %v, want an internal error naming the path", err)
+	}
+}
+
+func TestBadQuestions(t *testing.T) {
+	h := setup(t, returns(refundDoc), nil, nil)
+	for name, q := range map[string]string{
+		"empty":      "",
+		"blank":      " \n\t ",
+		"control":    "\x00\x01\x02",
+		"100 kB":     strings.Repeat("refund ", 100*1024/7),
+		"bad utf8":   "\xff\xfe",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := h.agent.Ask(context.Background(), agent.Question{Text: q}, nil)
+			if agent.ErrorCode(err) != agent.EINVALID {
+				t.Fatalf("err = %v, want an EINVALID message", err)
+			}
+			if msg := agent.ErrorMessage(err); msg == "" || strings.Contains(msg, "agent:") {
+				t.Errorf("message %q is not for people", msg)
+			}
+		})
+	}
+	if h.srv.Calls("") != 0 {
+		t.Error("a bad question reached the model")
+	}
+}

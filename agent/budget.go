@@ -1,0 +1,27 @@
+package agent
+
+// Budgets bound every loop of a run. Zero fields take the defaults of
+// DESIGN.md.
+type Budgets struct {
+	MaxRewrites      int // query rewrites before the web fallback (3)
+	MaxRegenerations int // regenerations after a failed grounding check (2)
+	MaxSteps         int // nodes one run may visit, a guard against table bugs (40)
+	GradeWorkers     int // documents graded at once (4)
+	TopK             int // documents asked of a retriever (6)
+	MaxQuestionChars int // longer questions are refused with a clear message (4000)
+}
+
+func (b Budgets) withDefaults() Budgets {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&b.MaxRewrites, 3)
+	def(&b.MaxRegenerations, 2)
+	def(&b.MaxSteps, 40)
+	def(&b.GradeWorkers, 4)
+	def(&b.TopK, 6)
+	def(&b.MaxQuestionChars, 4000)
+	return b
+}

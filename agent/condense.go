@@ -1,0 +1,32 @@
+package agent
+
+import (
+	"context"
+	"strings"
+)
+
+// condense makes a follow-up self-contained ("and for EU customers?" →
+// "What is our data retention policy for EU customers?") so that routing
+// and retrieval see the whole question. The user's words stay in
+// s.Question; only the standalone form and the search query change.
+func (r *run) condense(ctx context.Context, s *State) (Step, error) {
+	s.Standalone = s.Question
+	if len(s.Thread.Turns) > 0 {
+		var q string
+		err := r.think(ctx, s, func(b Brain) (err error) {
+			q, err = b.Condense(ctx, s.Thread.Turns, s.Question)
+			return err
+		})
+		if err != nil {
+			return "", err
+		}
+		if q = strings.TrimSpace(q); q != "" {
+			s.Standalone = q
+		}
+		if s.Standalone != s.Question {
+			r.emit(Event{Kind: EventCondensed, Step: StepCondense, Query: s.Standalone})
+		}
+	}
+	s.Query = s.Standalone
+	return StepRoute, nil
+}

@@ -1,0 +1,44 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes, mapped by each edge (CLI, Slack, Discord) to its own form.
+const (
+	EINVALID  = "invalid"  // the question itself is unusable; Message says why
+	EINTERNAL = "internal" // anything else; details belong in the log
+)
+
+// Error is an error meant for the person who asked.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an *Error with the given code.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err, EINTERNAL for errors that are not *Error.
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns what may be shown to a user for err: the message of
+// an *Error, or a generic line for anything else, whose details stay in the log.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Something went wrong while answering; the details are in the bot's log."
+}

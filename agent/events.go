@@ -1,0 +1,40 @@
+package agent
+
+// EventKind names what happened in a run.
+type EventKind string
+
+// The events a run emits, in the order they can occur.
+const (
+	EventCondensed    EventKind = "condensed"    // Query: the standalone question
+	EventRouted       EventKind = "routed"       // Route, Reason
+	EventRetrieved    EventKind = "retrieved"    // Route, Query, Total documents
+	EventGraded       EventKind = "graded"       // Count relevant of Total
+	EventRewriting    EventKind = "rewriting"    // Attempt of Max, Query: the new query
+	EventWebFallback  EventKind = "web_fallback" // Reason
+	EventGenerating   EventKind = "generating"   // Total sources
+	EventChecking     EventKind = "checking"
+	EventRegenerating EventKind = "regenerating" // Attempt of Max, Reason: unsupported claims
+	EventDegraded     EventKind = "degraded"     // Reason: why the run went offline
+	EventNotice       EventKind = "notice"       // Reason: e.g. "web search is not configured"
+	EventDone         EventKind = "done"         // Result
+	EventFailed       EventKind = "failed"       // Err
+)
+
+// Event is one progress report. Only the fields its kind names are set.
+type Event struct {
+	Kind    EventKind
+	Step    Step
+	Route   Route
+	Reason  string
+	Query   string
+	Count   int
+	Total   int
+	Attempt int
+	Max     int
+	Result  *Result
+	Err     error
+}
+
+// Emitter receives a run's events. It is called on the run's goroutine and
+// must not block for long; a presenter that does I/O should hand events off.
+type Emitter func(Event)

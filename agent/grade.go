@@ -1,0 +1,101 @@
+package agent
+
+import (
+	"context"
+	"strconv"
+	"sync"
+)
+
+// grade judges every retrieved document on its own, several at a time, and
+// keeps only the relevant ones for the generator. It then decides the next
+// step: generate when anything is relevant; otherwise rewrite the query
+// while the budget lasts, then one web fallback, then no answer.
+func (r *run) grade(ctx context.Context, s *State) (Step, error) {
+	if err := r.gradeAll(ctx, s); err != nil {
+		return "", err
+	}
+	s.Relevant = s.Relevant[:0]
+	for _, d := range s.Docs {
+		if d.Relevant {
+			s.Relevant = append(s.Relevant, d.Document)
+		}
+	}
+	if n := len(s.Attempts); n > 0 {
+		s.Attempts[n-1].Relevant = len(s.Relevant)
+	}
+	r.emit(Event{Kind: EventGraded, Step: StepGrade, Count: len(s.Relevant), Total: len(s.Docs)})
+
+	switch {
+	case len(s.Relevant) > 0:
+		return StepGenerate, nil
+	case s.WebTried:
+		// The web, as the route or the fallback, was the last resort.
+		if s.Route == RouteWeb && s.Rewrites < r.budgets.MaxRewrites {
+			return StepRewrite, nil
+		}
+		return StepNoAnswer, nil
+	case s.Rewrites < r.budgets.MaxRewrites:
+		return StepRewrite, nil
+	case r.webAvailable(s):
+		s.Fallback = true
+		s.Query = s.Standalone // the web gets the question, not the last rewrite
+		r.emit(Event{Kind: EventWebFallback, Step: StepGrade, Reason: "nothing relevant after " + strconv.Itoa(s.Rewrites) + " rewrites"})
+		return StepWeb, nil
+	default:
+		s.Attempts = append(s.Attempts, Attempt{Route: RouteWeb, Note: "no web fallback: web search is not configured"})
+		return StepNoAnswer, nil
+	}
+}
+
+// gradeAll grades s.Docs concurrently with at most GradeWorkers calls in
+// flight. If the model fails on any document, the run degrades and the
+// documents the model could not grade are graded offline.
+func (r *run) gradeAll(ctx context.Context, s *State) error {
+	if len(s.Docs) == 0 {
+		return nil
+	}
+	brain := r.offline
+	if !s.Offline {
+		brain = r.model
+	}
+	grades := make([]Grade, len(s.Docs))
+	errs := make([]error, len(s.Docs))
+	sem := make(chan struct{}, r.budgets.GradeWorkers)
+	var wg sync.WaitGroup
+	for i := range s.Docs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			grades[i], errs[i] = brain.Grade(ctx, s.Standalone, s.Docs[i].Document)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		if brain == r.offline {
+			return err
+		}
+		if !s.Offline {
+			r.degrade(s, err)
+		}
+		if grades[i], err = r.offline.Grade(ctx, s.Standalone, s.Docs[i].Document); err != nil {
+			return err
+		}
+	}
+	for i := range s.Docs {
+		s.Docs[i].Relevant, s.Docs[i].Reason = grades[i].Relevant, grades[i].Reason
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// vector searches internal documents.
+func (r *run) vector(ctx context.Context, s *State) (Step, error) {
+	return r.retrieve(ctx, s, RouteVector)
+}
+
+// graph searches the knowledge graph.
+func (r *run) graph(ctx context.Context, s *State) (Step, error) {
+	return r.retrieve(ctx, s, RouteGraph)
+}
+
+// retrieve asks one backend for documents and hands them to the grader. A
+// backend that fails is an error of the run: rewriting the query cannot
+// repair a database that is down, and the asker should hear so.
+func (r *run) retrieve(ctx context.Context, s *State, route Route) (Step, error) {
+	ret := r.retrievers[route]
+	if ret == nil {
+		return "", fmt.Errorf("no %s retriever is configured", route)
+	}
+	docs, err := ret.Retrieve(ctx, Request{Query: s.Query, Question: s.Standalone, Scope: s.Scope, Limit: r.budgets.TopK})
+	if err != nil {
+		return "", fmt.Errorf("%s search for %q: %w", route, s.Query, err)
+	}
+	r.received(s, route, docs)
+	return StepGrade, nil
+}
+
+// received records a retrieval's documents for grading.
+func (r *run) received(s *State, route Route, docs []Document) {
+	seen := map[string]bool{}
+	s.Docs = s.Docs[:0]
+	for _, d := range docs {
+		key := d.ID
+		if key == "" {
+			key = d.Location + "\x00" + d.Content
+		}
+		if seen[key] || len(s.Docs) >= r.budgets.TopK {
+			continue
+		}
+		seen[key] = true
+		if d.Route == "" {
+			d.Route = route
+		}
+		s.Docs = append(s.Docs, GradedDocument{Document: d})
+	}
+	s.Attempts = append(s.Attempts, Attempt{Route: route, Query: s.Query, Found: len(s.Docs)})
+	r.emit(Event{Kind: EventRetrieved, Route: route, Query: s.Query, Total: len(s.Docs)})
+}
+
+// isNotConfigured reports whether err means the backend is not set up.
+func isNotConfigured(err error) bool { return errors.Is(err, ErrNotConfigured) }

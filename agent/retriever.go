@@ -1,0 +1,38 @@
+package agent
+
+import (
+	"context"
+	"errors"
+)
+
+// Retriever fetches evidence for a search query. Implementations: the
+// SQLite and PostgreSQL document stores (vector), the SQLite and Neo4j graphs
+// (graph) and Tavily (web).
+//
+// Retrieve returns at most req.Limit documents, best first, and only
+// documents that req.Scope may see. It returns ErrNotConfigured when the
+// backend is not set up (web search without an API key), which the agent
+// reports to the user instead of failing.
+type Retriever interface {
+	Retrieve(ctx context.Context, req Request) ([]Document, error)
+}
+
+// Request is one retrieval.
+type Request struct {
+	Query    string // the current search query
+	Question string // the standalone question, for retrievers that write their own queries
+	Scope    Scope
+	Limit    int
+}
+
+// ErrNotConfigured means a retriever's backend is not configured.
+var ErrNotConfigured = errors.New("not configured")
+
+// Checkpointer stores per-thread state between questions.
+type Checkpointer interface {
+	// Load returns the thread with the given id, or an empty Thread with
+	// that id when none is stored.
+	Load(ctx context.Context, id string) (Thread, error)
+	// Save stores t, replacing what was stored under t.ID.
+	Save(ctx context.Context, t Thread) error
+}

@@ -1,0 +1,183 @@
+package agent
+
+import "time"
+
+// Route is where the answer to a question is looked for.
+type Route string
+
+// The four routes of DESIGN.md.
+const (
+	RouteVector Route = "vector" // internal documents
+	RouteGraph  Route = "graph"  // relations in the knowledge graph
+	RouteWeb    Route = "web"    // the public web
+	RouteDirect Route = "direct" // the model alone (or the offline calculator)
+)
+
+// Valid reports whether r is one of the four routes.
+func (r Route) Valid() bool {
+	switch r {
+	case RouteVector, RouteGraph, RouteWeb, RouteDirect:
+		return true
+	}
+	return false
+}
+
+// Confidence is the badge shown with an answer. It is derived from the
+// checks the run performed (see badge.go), never chosen by a model.
+type Confidence string
+
+// The badges of DESIGN.md.
+const (
+	ConfidenceHigh    Confidence = "high"
+	ConfidenceMedium  Confidence = "medium"
+	ConfidenceLow     Confidence = "low"
+	ConfidenceGeneral Confidence = "general"
+	ConfidenceNone    Confidence = "none"
+)
+
+// Document is one piece of retrieved evidence: a chunk of an internal
+// document, the rows a graph query returned, or a web search result.
+type Document struct {
+	ID       string            `json:"id"`
+	Title    string            `json:"title"`
+	Location string            `json:"location"` // file path, URL, permalink or the Cypher that ran
+	Content  string            `json:"content"`
+	Score    float64           `json:"score,omitempty"`
+	Route    Route             `json:"route"`
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// GradedDocument is a retrieved document with the grader's verdict.
+type GradedDocument struct {
+	Document
+	Relevant bool   `json:"relevant"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// Source is a document cited by an answer, numbered as in the answer's [n].
+type Source struct {
+	N        int    `json:"n"`
+	Title    string `json:"title"`
+	Location string `json:"location"`
+	Snippet  string `json:"snippet"`
+	Route    Route  `json:"route"`
+}
+
+// Turn is one finished question and answer in a thread.
+type Turn struct {
+	Question string    `json:"question"`
+	Answer   string    `json:"answer"`
+	Route    Route     `json:"route"`
+	Sources  []Source  `json:"sources,omitempty"`
+	At       time.Time `json:"at"`
+}
+
+// Thread is the state kept between questions of one conversation, keyed by
+// the platform's thread id. It is what a Checkpointer stores.
+type Thread struct {
+	ID          string    `json:"id"`
+	Turns       []Turn    `json:"turns"`
+	LastRoute   Route     `json:"last_route,omitempty"`
+	LastSources []Source  `json:"last_sources,omitempty"`
+	Updated     time.Time `json:"updated"`
+}
+
+// maxTurnsKept bounds the history a thread carries into prompts and storage.
+const maxTurnsKept = 20
+
+// Append records a finished turn, keeping only the most recent turns.
+func (t *Thread) Append(turn Turn) {
+	t.Turns = append(t.Turns, turn)
+	if len(t.Turns) > maxTurnsKept {
+		t.Turns = append([]Turn(nil), t.Turns[len(t.Turns)-maxTurnsKept:]...)
+	}
+	t.LastRoute = turn.Route
+	t.LastSources = turn.Sources
+	t.Updated = turn.At
+}
+
+// Attempt is one retrieval the run made, kept so that a no-answer can say
+// what was searched.
+type Attempt struct {
+	Route    Route  `json:"route"`
+	Query    string `json:"query"`
+	Found    int    `json:"found"`
+	Relevant int    `json:"relevant"`
+	Note     string `json:"note,omitempty"` // e.g. "web search is not configured"
+}
+
+// State is the data one run works on. One goroutine owns a run, so State
+// has no locks.
+type State struct {
+	Thread      Thread // history before this question
+	Question    string // the user's words, never changed
+	Standalone  string // the question made self-contained using the thread
+	Query       string // the current search query; rewrites change only this
+	Scope       Scope
+	Route       Route
+	RouteReason string
+
+	Docs     []GradedDocument // the last retrieval, graded
+	Relevant []Document       // documents graded relevant, the only ones the generator sees
+	Fallback bool             // the current retrieval is the web fallback
+	WebTried bool
+	Attempts []Attempt
+
+	Answer           string
+	Unsupported      []string // claims the last check could not ground
+	Draft            string   // the best checked answer so far, kept when checks fail
+	DraftUnsupported []string // the claims Draft could not ground
+	Grounded         bool     // the last check passed
+	Checked          bool     // at least one check ran, so the next generate is a regeneration
+	DirectOK         bool     // the direct route produced an answer, not an apology
+	NoAnswer         bool     // the run ended without an answer
+
+	Rewrites      int
+	Regenerations int
+
+	Offline       bool   // at least one step used the offline engine
+	OfflineReason string // why: "no model configured" or the model's failure
+	Trace         []Step
+	Usage         Usage
+}
+
+// Scope limits what a retrieval may see: documents of other workspaces, and
+// private channels other than the asker's, are never returned.
+type Scope struct {
+	Workspace string `json:"workspace,omitempty"`
+	Channel   string `json:"channel,omitempty"`
+}
+
+// Usage counts model traffic for one run.
+type Usage struct {
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Add accumulates u2 into u.
+func (u *Usage) Add(u2 Usage) {
+	u.Calls += u2.Calls
+	u.PromptTokens += u2.PromptTokens
+	u.CompletionTokens += u2.CompletionTokens
+}
+
+// Result is what a finished run reports.
+type Result struct {
+	Question      string     `json:"question"`
+	Standalone    string     `json:"standalone,omitempty"`
+	Route         Route      `json:"route"`
+	RouteReason   string     `json:"route_reason"`
+	Rewrites      int        `json:"rewrites"`
+	Regenerations int        `json:"regenerations"`
+	Answer        string     `json:"answer"`
+	Sources       []Source   `json:"sources"`
+	Confidence    Confidence `json:"confidence"`
+	Unsupported   []string   `json:"unsupported,omitempty"`
+	Offline       bool       `json:"offline"`
+	OfflineReason string     `json:"offline_reason,omitempty"`
+	Attempts      []Attempt  `json:"attempts,omitempty"`
+	LLMCalls      int        `json:"llm_calls"`
+	Tokens        int        `json:"tokens"`
+	Trace         []Step     `json:"trace"`
+}

@@ -1,0 +1,144 @@
+// Command bot is Switchboard: a Slack and Discord bot that answers a team's
+// questions from the right place. Subcommands:
+//
+//	bot ask [--json] [--thread NAME] QUESTION   answer one question
+//	bot chat                                    a console conversation
+//	bot ingest PATH...                          load documents
+//	bot graph import NODES.csv EDGES.csv        load a knowledge graph
+//	bot version                                 print the build
+//
+// All wiring and configuration live in this package; nothing below cmd/
+// reads the environment.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Set at build time with -ldflags "-X main.version=... -X main.commit=... -X main.date=...".
+var (
+	version = "dev"
+	commit  = "none"
+	date    = "unknown"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	err := m.Run(ctx, os.Args[1:])
+	stop()
+	if err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "bot:", err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// Main is the program, separated from os so that tests run it end to end.
+type Main struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+// errUsage marks errors whose message was already printed with the usage;
+// errHelp, a request for help that was answered.
+var (
+	errUsage = errors.New("usage")
+	errHelp  = errors.New("help")
+)
+
+func exitCode(err error) int {
+	if errors.Is(err, errUsage) {
+		return 2
+	}
+	return 1
+}
+
+const usage = `Switchboard answers questions from your documents, knowledge graph and the web.
+
+Usage:
+  bot ask [--json] [--thread NAME] QUESTION   answer one question
+  bot chat [--thread NAME]                    a console conversation with follow-ups
+  bot ingest PATH...                          load Markdown, text and HTML files and folders
+  bot graph import NODES.csv EDGES.csv        load a knowledge graph (see examples/graph)
+  bot config                                  list the settings (environment variables)
+  bot version                                 print the version
+
+With nothing configured, Switchboard uses an embedded store, a demo knowledge
+base and an offline engine. Set OPENAI_API_KEY (or OPENAI_BASE_URL) for a model
+and TAVILY_API_KEY for web search; 'bot config' lists every setting.
+`
+
+// Run executes one subcommand.
+func (m *Main) Run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(m.Stderr, usage)
+		return errUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "version", "--version", "-v":
+		fmt.Fprintf(m.Stdout, "switchboard %s (commit %s, built %s)\n", version, commit, date)
+		return nil
+	case "config":
+		return m.printConfig()
+	case "help", "-h", "--help":
+		fmt.Fprint(m.Stdout, usage)
+		return nil
+	}
+	run, ok := map[string]func(context.Context, *App, []string) error{
+		"ask":    m.ask,
+		"chat":   m.chat,
+		"ingest": m.ingest,
+		"graph":  m.graph,
+	}[cmd]
+	if !ok {
+		fmt.Fprintf(m.Stderr, "bot: unknown command %q\n\n%s", cmd, usage)
+		return errUsage
+	}
+	cfg, err := LoadConfig(m.Getenv)
+	if err != nil {
+		return err
+	}
+	app, err := Open(ctx, cfg, m.Stderr)
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+	if err := run(ctx, app, rest); !errors.Is(err, errHelp) {
+		return err
+	}
+	return nil
+}
+
+// newFlags returns a FlagSet that prints its errors to m.Stderr.
+func (m *Main) newFlags(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(m.Stderr, "Usage: bot %s\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses fs, turning flag errors into errUsage (already printed).
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return errUsage
+	}
+	return nil
+}

@@ -1,0 +1,374 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/switchboard/switchboard/kb"
+)
+
+// MaxFileSize is the largest file Files reads; larger files are skipped and
+// reported. A text document that size is almost always a log or a dump, not
+// knowledge, and would cost thousands of embeddings.
+const MaxFileSize = 20 << 20
+
+// sniffSize is how much of a file is checked for binary content.
+const sniffSize = 8 << 10
+
+// Formats recorded in Document.Metadata["format"].
+const (
+	formatMarkdown = "markdown"
+	formatText     = "text"
+	formatHTML     = "html"
+)
+
+// formats maps the extensions loaded from folders to their format.
+var formats = map[string]string{
+	".md":       formatMarkdown,
+	".markdown": formatMarkdown,
+	".txt":      formatText,
+	".html":     formatHTML,
+	".htm":      formatHTML,
+}
+
+// Files loads the files and folders named by paths and calls fn with one
+// Document per file, in the order given (folders in lexical order).
+//
+// Folders are walked recursively; files there are loaded when they end in
+// .md, .markdown, .txt, .html or .htm, and others are counted in
+// Report.Unsupported. Hidden files and folders (".git") are ignored. A file
+// named explicitly is loaded whatever its extension, as plain text, if it
+// is text.
+//
+// Files never stops for one bad file: binary, non-UTF-8, empty or too large
+// files are listed in Report.Skipped, and a path that cannot be read (a
+// missing one: "ingest: docs/missing.md: no such file or directory") in
+// Report.Errors. It returns an error only when ctx ends or fn fails, and
+// then stops.
+//
+// Each Document is handed over unsplit: one chunk holding the file's whole
+// text, which Pipeline.Ingest splits. Key and Location are the path relative
+// to the working directory, with forward slashes, or the absolute path for
+// a file outside it; Title is the first heading, else the file name; Hash is
+// kb.Hash of the text.
+func Files(ctx context.Context, paths []string, fn func(kb.Document) error) (Report, error) {
+	cwd, _ := os.Getwd() // without it, keys are absolute paths
+	l := &loader{fsys: osFS{}, display: func(p string) string { return displayPath(cwd, p) }, maxSize: MaxFileSize}
+	return l.run(ctx, paths, fn)
+}
+
+// FilesFS is Files over fsys, such as an embedded file system. Paths are
+// fs.FS paths ("docs", "docs/refund-policy.md"); Key and Location are
+// prefix joined with the path ("examples/docs/refund-policy.md"), so that
+// documents from different file systems keep apart.
+func FilesFS(ctx context.Context, fsys fs.FS, prefix string, paths []string, fn func(kb.Document) error) (Report, error) {
+	l := &loader{fsys: ioFS{fsys}, display: func(p string) string { return path.Join(prefix, p) }, maxSize: MaxFileSize}
+	return l.run(ctx, paths, fn)
+}
+
+// fileSystem is what loading needs: the host's files or an fs.FS.
+type fileSystem interface {
+	Stat(name string) (fs.FileInfo, error)
+	Open(name string) (io.ReadCloser, error)
+	WalkDir(root string, fn fs.WalkDirFunc) error
+	Ext(name string) string
+	Base(name string) string
+}
+
+type osFS struct{}
+
+func (osFS) Stat(name string) (fs.FileInfo, error)   { return os.Stat(name) }
+func (osFS) Open(name string) (io.ReadCloser, error) { return os.Open(name) }
+func (osFS) Ext(name string) string                  { return filepath.Ext(name) }
+func (osFS) Base(name string) string                 { return filepath.Base(name) }
+
+// WalkDir walks root, following root itself when it is a symbolic link to
+// a folder: the caller named it, so they mean its contents. Links inside
+// are not followed, which keeps a walk from looping.
+func (osFS) WalkDir(root string, fn fs.WalkDirFunc) error {
+	if fi, err := os.Lstat(root); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return filepath.WalkDir(root, fn)
+	}
+	// A trailing separator makes the walk resolve the link.
+	withSep := root + string(filepath.Separator)
+	return filepath.WalkDir(withSep, func(name string, d fs.DirEntry, err error) error {
+		if name == withSep {
+			name = root
+		}
+		return fn(name, d, err)
+	})
+}
+
+type ioFS struct{ fsys fs.FS }
+
+func (f ioFS) Stat(name string) (fs.FileInfo, error)        { return fs.Stat(f.fsys, name) }
+func (f ioFS) Open(name string) (io.ReadCloser, error)      { return f.fsys.Open(name) }
+func (f ioFS) WalkDir(root string, fn fs.WalkDirFunc) error { return fs.WalkDir(f.fsys, root, fn) }
+func (ioFS) Ext(name string) string                         { return path.Ext(name) }
+func (ioFS) Base(name string) string                        { return path.Base(name) }
+
+// displayPath is p relative to cwd when it lies inside cwd, else absolute,
+// with forward slashes so that keys are the same on every OS.
+func displayPath(cwd, p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.ToSlash(filepath.Clean(p))
+	}
+	if cwd != "" {
+		if rel, err := filepath.Rel(cwd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(abs)
+}
+
+type loader struct {
+	fsys    fileSystem
+	display func(string) string
+	maxSize int64           // MaxFileSize; tests lower it
+	seen    map[string]bool // keys loaded, so a file named twice is read once
+	rep     Report
+}
+
+func (l *loader) run(ctx context.Context, paths []string, fn func(kb.Document) error) (Report, error) {
+	l.seen = make(map[string]bool)
+	for _, p := range paths {
+		if err := l.load(ctx, p, fn); err != nil {
+			return l.rep, err
+		}
+	}
+	return l.rep, nil
+}
+
+// load loads one path given by the caller: a file or a folder.
+func (l *loader) load(ctx context.Context, p string, fn func(kb.Document) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	info, err := l.fsys.Stat(p)
+	if err != nil {
+		l.fail(p, err)
+		return nil
+	}
+	if !info.IsDir() {
+		return l.file(ctx, p, info, true, fn)
+	}
+	return l.fsys.WalkDir(p, func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			l.fail(name, err)
+			if d != nil && d.IsDir() && name != p {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if name != p && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		info, err := l.fsys.Stat(name) // follows a symbolic link to its file
+		if err != nil {
+			l.fail(name, err)
+			return nil
+		}
+		if info.IsDir() {
+			l.skip(name, "link to a folder (not followed)")
+			return nil
+		}
+		return l.file(ctx, name, info, false, fn)
+	})
+}
+
+// fail records that p could not be read, naming the path as people see it:
+// "ingest: docs/missing.md: no such file or directory".
+func (l *loader) fail(p string, err error) {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	l.rep.Errors = append(l.rep.Errors, fmt.Errorf("ingest: %s: %w", l.display(p), err))
+}
+
+func (l *loader) skip(p, reason string) {
+	l.rep.Skipped = append(l.rep.Skipped, Skip{Path: l.display(p), Reason: reason})
+}
+
+// file loads one file. explicit is true when the caller named it, which
+// lets a file with an unknown extension be read as text.
+func (l *loader) file(ctx context.Context, p string, info fs.FileInfo, explicit bool, fn func(kb.Document) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	key := l.display(p)
+	if l.seen[key] {
+		return nil
+	}
+	l.seen[key] = true
+
+	format, known := formats[strings.ToLower(l.fsys.Ext(p))]
+	switch {
+	case !known && !explicit:
+		l.rep.Unsupported++
+		return nil
+	case !known:
+		format = formatText
+	}
+	if !info.Mode().IsRegular() {
+		l.skip(p, "not a regular file")
+		return nil
+	}
+	if info.Size() > l.maxSize {
+		l.skip(p, fmt.Sprintf("too large (%s; the limit is %s)", byteSize(info.Size()), byteSize(l.maxSize)))
+		return nil
+	}
+	data, err := l.read(p)
+	if err != nil {
+		l.fail(p, err)
+		return nil
+	}
+	if int64(len(data)) > l.maxSize { // it grew since Stat
+		l.skip(p, fmt.Sprintf("too large (over %s)", byteSize(l.maxSize)))
+		return nil
+	}
+	if reason := binaryReason(data); reason != "" {
+		l.skip(p, reason)
+		return nil
+	}
+
+	text, title := decodeText(data, format)
+	if strings.TrimSpace(text) == "" {
+		l.skip(p, "no text")
+		return nil
+	}
+	// A front-matter title is deliberate and wins; a heading is a better
+	// title than <title>, which often carries the site's name.
+	if format != formatMarkdown || title == "" {
+		if h := firstHeading(text); h != "" {
+			title = h
+		}
+	}
+	if title == "" {
+		title = l.fsys.Base(p)
+	}
+	doc := kb.Document{
+		Key:      key,
+		Title:    title,
+		Location: key,
+		Hash:     kb.Hash(text),
+		Metadata: map[string]string{"format": format},
+		Chunks:   []kb.Chunk{{Index: 0, Content: text}},
+	}
+	l.rep.Files++
+	if err := fn(doc); err != nil {
+		return fmt.Errorf("ingest: %s: %w", key, err)
+	}
+	return nil
+}
+
+func (l *loader) read(p string) ([]byte, error) {
+	f, err := l.fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, l.maxSize+1))
+}
+
+// binaryReason says why data is not text, or "" when it is. Only the first
+// 8 kB are checked, as editors and `file` do: enough to catch images,
+// archives and UTF-16, cheap on large files.
+func binaryReason(data []byte) string {
+	head := data[:min(len(data), sniffSize)]
+	if bytes.IndexByte(head, 0) >= 0 {
+		return "binary file (contains NUL bytes)"
+	}
+	if len(head) < len(data) {
+		head = trimPartialRune(head) // a character cut at the 8 kB boundary is not invalid
+	}
+	if !utf8.Valid(head) {
+		return "binary file or not UTF-8 text"
+	}
+	return ""
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		c := b[len(b)-i]
+		if utf8.RuneStart(c) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// decodeText turns a file's bytes into the text to index, and a title when
+// the format carries one outside its headings (front matter, <title>).
+func decodeText(data []byte, format string) (text, title string) {
+	s := string(data)
+	if !utf8.ValidString(s) { // bad bytes past the sniffed head
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	s = strings.TrimPrefix(s, "\uFEFF")
+	s = normalizeNewlines(s)
+	switch format {
+	case formatMarkdown:
+		return stripFrontMatter(s)
+	case formatHTML:
+		return extractHTML(s)
+	}
+	return s, ""
+}
+
+// stripFrontMatter removes a leading YAML front matter block ("---" lines),
+// which is metadata rather than prose, and returns its title: if any.
+func stripFrontMatter(s string) (text, title string) {
+	if !strings.HasPrefix(s, "---\n") {
+		return s, ""
+	}
+	end := strings.Index(s[4:], "\n---\n")
+	if end < 0 {
+		if strings.HasSuffix(s, "\n---") {
+			end = len(s) - 4 - 4
+		} else {
+			return s, ""
+		}
+	}
+	front := s[4 : 4+end]
+	for _, line := range strings.Split(front, "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "title" {
+			title = strings.Trim(strings.TrimSpace(v), `"'`)
+			break
+		}
+	}
+	return strings.TrimLeft(s[min(4+end+5, len(s)):], "\n"), title
+}
+
+// byteSize formats n bytes for people: "20 MB", "3.4 kB".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return trimZero(fmt.Sprintf("%.1f", float64(n)/(1<<20))) + " MB"
+	case n >= 1<<10:
+		return trimZero(fmt.Sprintf("%.1f", float64(n)/(1<<10))) + " kB"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }

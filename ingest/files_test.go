@@ -1,0 +1,291 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/switchboard/switchboard/kb"
+)
+
+// writeFiles creates files under dir; names use forward slashes.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// collect runs Files from dir as the working directory and returns the
+// documents by key.
+func collect(t *testing.T, dir string, paths ...string) (map[string]kb.Document, Report) {
+	t.Helper()
+	t.Chdir(dir)
+	docs := map[string]kb.Document{}
+	rep, err := Files(context.Background(), paths, func(d kb.Document) error {
+		docs[d.Key] = d
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Files: %v", err)
+	}
+	return docs, rep
+}
+
+func TestFilesLoadsFormats(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"docs/refunds.md":        "---\ntitle: Refund policy\nowner: finance\n---\n# Refunds\n\nWithin 30 days.\n",
+		"docs/notes.markdown":    "Intro line.\n\n## Notes heading\n\nBody.",
+		"docs/plain.txt":         "\uFEFFJust text.\r\nSecond line.",
+		"docs/page.HTML":         "<html><head><title>Page title</title><script>x()</script></head><body><h2>Data retention</h2><p>35 days.</p></body></html>",
+		"docs/untitled.htm":      "<p>No heading here.</p>",
+		"docs/logo.png":          "\x89PNG\r\n\x1a\n\x00\x00",
+		"docs/data.csv":          "a,b\n1,2\n",
+		"docs/.hidden.md":        "# hidden",
+		"docs/.git/HEAD.md":      "# git",
+		"docs/sub/deeper/faq.md": "# FAQ\n\nQ and A.",
+	})
+	docs, rep := collect(t, dir, "docs")
+
+	want := map[string]struct{ title, text, format string }{
+		"docs/refunds.md":        {"Refund policy", "# Refunds\n\nWithin 30 days.\n", formatMarkdown},
+		"docs/notes.markdown":    {"Notes heading", "Intro line.\n\n## Notes heading\n\nBody.", formatMarkdown},
+		"docs/plain.txt":         {"plain.txt", "Just text.\nSecond line.", formatText},
+		"docs/page.HTML":         {"Data retention", "## Data retention\n\n35 days.", formatHTML},
+		"docs/untitled.htm":      {"untitled.htm", "No heading here.", formatHTML},
+		"docs/sub/deeper/faq.md": {"FAQ", "# FAQ\n\nQ and A.", formatMarkdown},
+	}
+	if len(docs) != len(want) {
+		t.Errorf("loaded %d documents, want %d: %v", len(docs), len(want), keys(docs))
+	}
+	for key, w := range want {
+		d, ok := docs[key]
+		if !ok {
+			t.Errorf("%s not loaded", key)
+			continue
+		}
+		if d.Title != w.title {
+			t.Errorf("%s: Title = %q, want %q", key, d.Title, w.title)
+		}
+		if len(d.Chunks) != 1 || d.Chunks[0].Content != w.text {
+			t.Errorf("%s: chunks = %+v, want one chunk %q", key, d.Chunks, w.text)
+		}
+		if d.Location != key || d.Hash != kb.Hash(w.text) || d.Metadata["format"] != w.format {
+			t.Errorf("%s: Location %q, Hash %q, format %q", key, d.Location, d.Hash, d.Metadata["format"])
+		}
+	}
+	if rep.Files != len(want) || rep.Unsupported != 2 || len(rep.Skipped) != 0 || len(rep.Errors) != 0 {
+		t.Errorf("report = %+v, want %d files, 2 unsupported (png, csv), no skips or errors", rep, len(want))
+	}
+}
+
+func TestFilesSkipsBinary(t *testing.T) {
+	dir := t.TempDir()
+	latin1 := "caf\xe9 cr\xe8me" // Latin-1, not UTF-8
+	// A UTF-8 character cut by the 8 kB sniff boundary must not count as invalid.
+	boundary := strings.Repeat("a", sniffSize-1) + "é and more"
+	writeFiles(t, dir, map[string]string{
+		"docs/image.md":    "# looks like markdown\x00\x01\x02",
+		"docs/latin1.txt":  latin1,
+		"docs/boundary.md": boundary,
+		"docs/good.md":     "# Good",
+		"blob.bin":         "\x00\x00\x00",
+		"README":           "Explicit file with no extension.",
+	})
+	docs, rep := collect(t, dir, "docs", "blob.bin", "README")
+
+	wantSkipped := []Skip{
+		{Path: "docs/image.md", Reason: "binary file (contains NUL bytes)"},
+		{Path: "docs/latin1.txt", Reason: "binary file or not UTF-8 text"},
+		{Path: "blob.bin", Reason: "binary file (contains NUL bytes)"},
+	}
+	if !reflect.DeepEqual(rep.Skipped, wantSkipped) {
+		t.Errorf("Skipped = %+v\nwant %+v", rep.Skipped, wantSkipped)
+	}
+	for _, key := range []string{"docs/good.md", "docs/boundary.md", "README"} {
+		if _, ok := docs[key]; !ok {
+			t.Errorf("%s not loaded; got %v", key, keys(docs))
+		}
+	}
+	if rep.Files != 3 || len(rep.Errors) != 0 {
+		t.Errorf("report = %+v", rep)
+	}
+	if s := rep.String(); !strings.Contains(s, "skipped docs/image.md: binary file (contains NUL bytes)") {
+		t.Errorf("String() = %q, want the skipped file named", s)
+	}
+}
+
+func TestFilesMissingPath(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"docs/ok.md": "# OK"})
+	docs, rep := collect(t, dir, "docs/missing.md", "docs/ok.md")
+
+	if _, ok := docs["docs/ok.md"]; !ok {
+		t.Error("the good path was not loaded after a missing one")
+	}
+	if len(rep.Errors) != 1 {
+		t.Fatalf("Errors = %v, want one", rep.Errors)
+	}
+	err := rep.Errors[0]
+	if got, want := err.Error(), "ingest: docs/missing.md: no such file or directory"; got != want {
+		t.Errorf("error = %q, want %q", got, want)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("error %v is not fs.ErrNotExist", err)
+	}
+	if rep.Err() == nil || !strings.Contains(rep.String(), "error: ingest: docs/missing.md") {
+		t.Errorf("Err() = %v, String() = %q", rep.Err(), rep.String())
+	}
+}
+
+func TestFilesLimits(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"big.md":   strings.Repeat("x", 2048),
+		"small.md": "# Small",
+		"empty.md": "  \n\n",
+	})
+	t.Chdir(dir)
+	l := &loader{fsys: osFS{}, display: func(p string) string { return displayPath(dir, p) }, maxSize: 1024}
+	var got []string
+	rep, err := l.run(context.Background(), []string{"big.md", "small.md", "small.md", "./small.md", "empty.md"}, func(d kb.Document) error {
+		got = append(got, d.Key)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, []string{"small.md"}) {
+		t.Errorf("loaded %v, want small.md once", got)
+	}
+	want := []Skip{
+		{Path: "big.md", Reason: "too large (2 kB; the limit is 1 kB)"},
+		{Path: "empty.md", Reason: "no text"},
+	}
+	if !reflect.DeepEqual(rep.Skipped, want) {
+		t.Errorf("Skipped = %+v, want %+v", rep.Skipped, want)
+	}
+}
+
+func TestFilesKeys(t *testing.T) {
+	outside := t.TempDir()
+	writeFiles(t, outside, map[string]string{"far.md": "# Far"})
+	cwd := t.TempDir()
+	writeFiles(t, cwd, map[string]string{"near.md": "# Near"})
+	docs, _ := collect(t, cwd, filepath.Join(cwd, "near.md"), filepath.Join(outside, "far.md"))
+
+	if _, ok := docs["near.md"]; !ok {
+		t.Errorf("an absolute path inside the working directory should get a relative key; got %v", keys(docs))
+	}
+	abs := filepath.ToSlash(filepath.Join(outside, "far.md"))
+	if _, ok := docs[abs]; !ok {
+		t.Errorf("a path outside the working directory should keep its absolute key %q; got %v", abs, keys(docs))
+	}
+}
+
+func TestFilesStopsOnCallbackErrorAndCancel(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.md": "# A", "b.md": "# B"})
+	t.Chdir(dir)
+
+	boom := errors.New("boom")
+	n := 0
+	_, err := Files(context.Background(), []string{"."}, func(kb.Document) error { n++; return boom })
+	if !errors.Is(err, boom) || n != 1 {
+		t.Errorf("err = %v after %d calls, want boom after 1", err, n)
+	}
+	if !strings.Contains(err.Error(), "a.md") {
+		t.Errorf("error %q does not name the file", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = Files(ctx, []string{"."}, func(kb.Document) error { t.Error("called after cancel"); return nil })
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestFilesFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"docs/a.md":    {Data: []byte("# A\n\ntext")},
+		"docs/b.html":  {Data: []byte("<h1>B</h1>")},
+		"docs/c.jpg":   {Data: []byte{0xff, 0xd8}},
+		"graph/n.csv":  {Data: []byte("id,label,name\n")},
+		"docs/x/y.txt": {Data: []byte("y")},
+	}
+	var got []string
+	rep, err := FilesFS(context.Background(), fsys, "examples", []string{"docs", "docs/nope.md"}, func(d kb.Document) error {
+		got = append(got, d.Key+"="+d.Title)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"examples/docs/a.md=A", "examples/docs/b.html=B", "examples/docs/x/y.txt=y.txt"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if rep.Unsupported != 1 || len(rep.Errors) != 1 || !strings.HasPrefix(rep.Errors[0].Error(), "ingest: examples/docs/nope.md: ") {
+		t.Errorf("report = %+v", rep)
+	}
+}
+
+func TestReportString(t *testing.T) {
+	rep := Report{Files: 4, Added: 1, Updated: 1, Unchanged: 2, Chunks: 9, Unsupported: 3,
+		Skipped: []Skip{{"logo.bin", "binary file (contains NUL bytes)"}},
+		Errors:  []error{errors.New("ingest: docs/missing.md: no such file or directory")}}
+	want := "4 files: 1 added, 1 updated, 2 unchanged; 9 chunks written\n" +
+		"skipped logo.bin: binary file (contains NUL bytes)\n" +
+		"3 files of other types ignored\n" +
+		"error: ingest: docs/missing.md: no such file or directory"
+	if got := rep.String(); got != want {
+		t.Errorf("String() =\n%s\nwant\n%s", got, want)
+	}
+	if got := (Report{Files: 1, Chunks: 1, Added: 1}).String(); got != "1 file: 1 added, 0 updated, 0 unchanged; 1 chunk written" {
+		t.Errorf("String() = %q", got)
+	}
+}
+
+func keys(m map[string]kb.Document) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestFilesFollowsANamedLinkToAFolder(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"real/a.md": "# A", "real/sub/b.md": "# B"})
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "link")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "real", "loop")); err != nil {
+		t.Fatal(err)
+	}
+	docs, rep := collect(t, dir, "link")
+	if _, ok := docs["link/a.md"]; !ok {
+		t.Errorf("link/a.md not loaded: %v", keys(docs))
+	}
+	if _, ok := docs["link/sub/b.md"]; !ok {
+		t.Errorf("link/sub/b.md not loaded: %v", keys(docs))
+	}
+	// A link inside the walk is not followed, so it cannot loop.
+	if len(docs) != 2 || len(rep.Skipped) != 1 || rep.Skipped[0].Path != "link/loop" {
+		t.Errorf("docs %v, report %+v", keys(docs), rep)
+	}
+}

@@ -1,0 +1,57 @@
+// Package kb holds the knowledge base's data: documents split into chunks,
+// and the nodes and edges of the knowledge graph. Ingest produces these
+// values; the stores (sqlite, postgres, neo4j) persist and search them.
+package kb
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// Document is one ingested unit: a file, or a chat thread. Key is stable
+// across ingests (a path relative to the ingest root, or a message id), so
+// that re-ingesting replaces rather than duplicates.
+type Document struct {
+	Key       string            // stable identity, unique within a workspace
+	Title     string            // shown as the source title
+	Location  string            // path, URL or permalink shown with the source
+	Workspace string            // Slack team / Discord guild; "" for files
+	Channel   string            // channel id; "" for files
+	Private   bool              // from a private channel: visible only in that channel
+	Hash      string            // content hash of the whole document (see Hash)
+	Metadata  map[string]string // author, timestamp, thread, ...
+	Chunks    []Chunk
+}
+
+// Chunk is a searchable piece of a document.
+type Chunk struct {
+	Index     int       // position in the document, from 0
+	Heading   string    // nearest heading above the chunk, if any
+	Content   string
+	Embedding []float32 // filled by the ingest pipeline
+}
+
+// Node is an entity in the knowledge graph. ID is unique; Label is its kind
+// (Customer, Supplier, Person, ...); Name is what people call it.
+type Node struct {
+	ID     string
+	Label  string
+	Name   string
+	Props  map[string]string
+	Source string // where the fact came from: file, chunk key or permalink
+}
+
+// Edge is a relationship Source -[Type]-> Target between node ids.
+type Edge struct {
+	Source string
+	Type   string
+	Target string
+	Props  map[string]string
+	Origin string // where the fact came from
+}
+
+// Hash returns the hex SHA-256 of s, used as a content hash.
+func Hash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}

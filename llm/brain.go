@@ -1,0 +1,303 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html"
+	"regexp"
+	"strings"
+	"text/template"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// Brain is the model-backed agent.Brain. Each judgement is one chat request
+// rendered from prompts/<task>.tmpl; the structured ones are decoded with
+// Client.JSON against a small schema and validated before the agent sees
+// them, so a confused model yields an error (and the agent's offline
+// fallback) rather than a wrong turn.
+type Brain struct {
+	c *Client
+}
+
+var _ agent.Brain = (*Brain)(nil)
+
+// NewBrain returns a Brain that asks c.
+func NewBrain(c *Client) *Brain { return &Brain{c: c} }
+
+// Prompt size limits. Thread history and retrieved documents come from
+// outside and can be arbitrarily long; local models often have small
+// context windows, so prompts carry a bounded amount of each.
+const (
+	maxHistoryTurns = 6
+	maxAnswerRunes  = 1500
+	maxDocRunes     = 6000
+	maxAttrRunes    = 200
+	maxReasonWords  = 12
+)
+
+// The schemas are strict-mode compatible: every property required and no
+// others allowed.
+var (
+	routeSchema = json.RawMessage(`{"type":"object","properties":{` +
+		`"route":{"type":"string","enum":["vector","graph","web","direct"]},` +
+		`"reason":{"type":"string","description":"why, in at most 12 words; shown to the user"}},` +
+		`"required":["route","reason"],"additionalProperties":false}`)
+	gradeSchema = json.RawMessage(`{"type":"object","properties":{` +
+		`"relevant":{"type":"boolean"},"reason":{"type":"string"}},` +
+		`"required":["relevant","reason"],"additionalProperties":false}`)
+	checkSchema = json.RawMessage(`{"type":"object","properties":{` +
+		`"grounded":{"type":"boolean"},"unsupported":{"type":"array","items":{"type":"string"}}},` +
+		`"required":["grounded","unsupported"],"additionalProperties":false}`)
+	rewriteSchema = json.RawMessage(`{"type":"object","properties":{` +
+		`"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`)
+	condenseSchema = json.RawMessage(`{"type":"object","properties":{` +
+		`"question":{"type":"string"}},"required":["question"],"additionalProperties":false}`)
+)
+
+// Condense implements agent.Brain. With no history there is nothing to
+// resolve, so it returns question without asking the model.
+func (b *Brain) Condense(ctx context.Context, history []agent.Turn, question string) (string, error) {
+	if len(history) == 0 {
+		return question, nil
+	}
+	msgs, err := render("condense", map[string]any{"History": history, "Question": question})
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		Question string `json:"question"`
+	}
+	if err := b.c.JSON(ctx, msgs, "condense", condenseSchema, &out); err != nil {
+		return "", err
+	}
+	q := strings.TrimSpace(out.Question)
+	if q == "" {
+		return "", fmt.Errorf("llm: condense: %w: empty question", ErrBadOutput)
+	}
+	return q, nil
+}
+
+// Route implements agent.Brain. A route outside the four is an error.
+func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision, error) {
+	msgs, err := render("route", map[string]any{"Question": question})
+	if err != nil {
+		return agent.RouteDecision{}, err
+	}
+	var out struct {
+		Route  string `json:"route"`
+		Reason string `json:"reason"`
+	}
+	if err := b.c.JSON(ctx, msgs, "route", routeSchema, &out); err != nil {
+		return agent.RouteDecision{}, err
+	}
+	r := agent.Route(strings.ToLower(strings.TrimSpace(out.Route)))
+	if !r.Valid() {
+		return agent.RouteDecision{}, fmt.Errorf("llm: route: %w: unknown route %q", ErrBadOutput, out.Route)
+	}
+	reason := shortPhrase(out.Reason)
+	if reason == "" {
+		reason = "chosen by the model" // the user sees this; never leave it blank
+	}
+	return agent.RouteDecision{Route: r, Reason: reason}, nil
+}
+
+// Grade implements agent.Brain.
+func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) (agent.Grade, error) {
+	msgs, err := render("grade", map[string]any{"Question": question, "Doc": doc})
+	if err != nil {
+		return agent.Grade{}, err
+	}
+	var out agent.Grade
+	if err := b.c.JSON(ctx, msgs, "grade", gradeSchema, &out); err != nil {
+		return agent.Grade{}, err
+	}
+	out.Reason = shortPhrase(out.Reason)
+	return out, nil
+}
+
+// Rewrite implements agent.Brain. An empty query, or the failed query again,
+// is an error: either would only repeat a search that found nothing.
+func (b *Brain) Rewrite(ctx context.Context, question, query string, attempt int) (string, error) {
+	msgs, err := render("rewrite", map[string]any{"Question": question, "Query": query, "Attempt": attempt})
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		Query string `json:"query"`
+	}
+	if err := b.c.JSON(ctx, msgs, "rewrite", rewriteSchema, &out); err != nil {
+		return "", err
+	}
+	q := strings.Trim(strings.TrimSpace(out.Query), `"'`)
+	switch {
+	case q == "":
+		return "", fmt.Errorf("llm: rewrite: %w: empty query", ErrBadOutput)
+	case strings.EqualFold(q, strings.TrimSpace(query)):
+		return "", fmt.Errorf("llm: rewrite: %w: the failed query again", ErrBadOutput)
+	}
+	return q, nil
+}
+
+// Generate implements agent.Brain.
+func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string, error) {
+	msgs, err := render("generate", req)
+	if err != nil {
+		return "", err
+	}
+	answer, err := b.c.chat(ctx, "generate", msgs)
+	return strings.TrimSpace(answer), err
+}
+
+// Check implements agent.Brain. A verdict that calls the answer grounded
+// but lists unsupported claims is taken as not grounded: the claims are
+// the more specific evidence.
+func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent.Document) (agent.Verdict, error) {
+	msgs, err := render("check", map[string]any{"Question": question, "Answer": answer, "Docs": docs})
+	if err != nil {
+		return agent.Verdict{}, err
+	}
+	var out agent.Verdict
+	if err := b.c.JSON(ctx, msgs, "check", checkSchema, &out); err != nil {
+		return agent.Verdict{}, err
+	}
+	var claims []string
+	for _, c := range out.Unsupported {
+		if c = strings.TrimSpace(c); c != "" {
+			claims = append(claims, c)
+		}
+	}
+	return agent.Verdict{Grounded: out.Grounded && len(claims) == 0, Unsupported: claims}, nil
+}
+
+// Direct implements agent.Brain. The model can always try, so ok is true.
+func (b *Brain) Direct(ctx context.Context, question string, history []agent.Turn) (string, bool, error) {
+	msgs, err := render("direct", map[string]any{"Question": question, "History": history})
+	if err != nil {
+		return "", false, err
+	}
+	answer, err := b.c.chat(ctx, "direct", msgs)
+	if err != nil {
+		return "", false, err
+	}
+	return strings.TrimSpace(answer), true, nil
+}
+
+// shortPhrase flattens a model's reason to one line of at most
+// maxReasonWords words, since it is shown in a status line.
+func shortPhrase(s string) string {
+	words := strings.Fields(s)
+	if len(words) > maxReasonWords {
+		words = append(words[:maxReasonWords], "…")
+	}
+	return strings.Join(words, " ")
+}
+
+//go:embed prompts/*.tmpl
+var promptFS embed.FS
+
+// prompts holds one template set per task, each defining "system" and
+// "user". A template that does not parse is a bug caught by any test.
+var prompts = loadPrompts()
+
+func loadPrompts() map[string]*template.Template {
+	funcs := template.FuncMap{
+		"fence":    fence,
+		"document": document,
+		"history":  history,
+		"escape":   escape,
+		"inc":      func(i int) int { return i + 1 },
+	}
+	sets := map[string]*template.Template{}
+	for _, task := range []string{"route", "grade", "rewrite", "generate", "check", "condense", "direct"} {
+		sets[task] = template.Must(template.New(task).Funcs(funcs).Option("missingkey=error").
+			ParseFS(promptFS, "prompts/"+task+".tmpl"))
+	}
+	return sets
+}
+
+var blankLines = regexp.MustCompile(`\n{3,}`)
+
+// render builds the system and user messages of a task.
+func render(task string, data any) ([]Message, error) {
+	msgs := make([]Message, 0, 2)
+	for _, part := range []struct{ name, role string }{{"system", RoleSystem}, {"user", RoleUser}} {
+		var buf bytes.Buffer
+		if err := prompts[task].ExecuteTemplate(&buf, part.name, data); err != nil {
+			return nil, fmt.Errorf("llm: %s: prompt: %w", task, err)
+		}
+		text := strings.TrimSpace(blankLines.ReplaceAllString(buf.String(), "\n\n"))
+		msgs = append(msgs, Message{Role: part.role, Content: text})
+	}
+	return msgs, nil
+}
+
+// fenceTag matches anything that could open or close one of the tags the
+// prompts use to fence data, in any case and with stray spaces.
+var fenceTag = regexp.MustCompile(`(?i)<(\s*/?\s*(?:document|question|query|answer|history|turn)\b)`)
+
+// escape neutralises fence tags inside data, so that a document containing
+// "</document>" cannot end its fence early and smuggle text out of it.
+// Only the tags are touched: code and markup in documents stay readable.
+func escape(s string) string {
+	return fenceTag.ReplaceAllString(s, "&lt;${1}")
+}
+
+// fence wraps data in <tag>…</tag>.
+func fence(tag, s string) string {
+	return "<" + tag + ">\n" + escape(strings.TrimSpace(s)) + "\n</" + tag + ">"
+}
+
+// document fences one retrieved document, numbered n as the answer cites it.
+func document(n int, d agent.Document) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<document n="%d"`, n)
+	if d.Title != "" {
+		fmt.Fprintf(&b, ` title="%s"`, attr(d.Title))
+	}
+	if d.Location != "" {
+		fmt.Fprintf(&b, ` source="%s"`, attr(d.Location))
+	}
+	b.WriteString(">\n")
+	b.WriteString(escape(clip(strings.TrimSpace(d.Content), maxDocRunes)))
+	b.WriteString("\n</document>")
+	return b.String()
+}
+
+// attr makes s safe inside a double-quoted attribute on one line.
+func attr(s string) string {
+	return html.EscapeString(strings.Join(strings.Fields(clip(s, maxAttrRunes)), " "))
+}
+
+// history renders the most recent turns of a thread, or nothing.
+func history(turns []agent.Turn) string {
+	if len(turns) == 0 {
+		return ""
+	}
+	if len(turns) > maxHistoryTurns {
+		turns = turns[len(turns)-maxHistoryTurns:]
+	}
+	var b strings.Builder
+	b.WriteString("Earlier conversation, oldest first:\n<history>\n")
+	for _, t := range turns {
+		b.WriteString("<turn>\n")
+		b.WriteString(fence("question", t.Question))
+		b.WriteString("\n")
+		b.WriteString(fence("answer", clip(t.Answer, maxAnswerRunes)))
+		b.WriteString("\n</turn>\n")
+	}
+	b.WriteString("</history>\n\n")
+	return b.String()
+}
+
+// clip shortens s to at most n runes, saying that it did.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + " …[truncated]"
+}

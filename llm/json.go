@@ -1,0 +1,113 @@
+package llm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+)
+
+// checkTarget rejects an out that json.Unmarshal could not fill.
+func checkTarget(out any) error {
+	v := reflect.ValueOf(out)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return fmt.Errorf("out must be a non-nil pointer, not %T", out)
+	}
+	return nil
+}
+
+// requiredFields reads the top-level "required" list of an object schema.
+func requiredFields(schema json.RawMessage) ([]string, error) {
+	var s struct {
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, err
+	}
+	return s.Required, nil
+}
+
+// decodeJSON finds the JSON object in a reply and decodes it into out. out is
+// only written when everything succeeds, so a failed first reply leaves no
+// stale fields behind for the retry.
+func decodeJSON(content string, required []string, out any) error {
+	raw, ok := extractJSON(content)
+	if !ok {
+		return errors.New("no JSON object in reply")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(raw), &fields); err != nil {
+		return err
+	}
+	var missing []string
+	for _, f := range required {
+		if _, ok := fields[f]; !ok {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("missing required properties %s", strings.Join(missing, ", "))
+	}
+	target := reflect.New(reflect.TypeOf(out).Elem())
+	if err := json.Unmarshal([]byte(raw), target.Interface()); err != nil {
+		return err
+	}
+	reflect.ValueOf(out).Elem().Set(target.Elem())
+	return nil
+}
+
+// extractJSON returns the first valid JSON object in s. Models that were not
+// held to a schema wrap their JSON in ```json fences or in a sentence or two;
+// scanning for a balanced object covers both.
+func extractJSON(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "{") && json.Valid([]byte(s)) {
+		return s, true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '{' {
+			continue
+		}
+		if end := objectEnd(s[i:]); end > 0 && json.Valid([]byte(s[i:i+end])) {
+			return s[i : i+end], true
+		}
+	}
+	return "", false
+}
+
+// objectEnd returns the length of the balanced {...} at the start of s,
+// skipping braces inside strings, or 0 if it is not closed.
+func objectEnd(s string) int {
+	depth, inString, escaped := 0, false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+var thinkBlock = regexp.MustCompile(`(?s)^\s*<think>.*?</think>\s*`)
+
+// stripThinking removes the leading <think>…</think> block that reasoning
+// models served by Ollama or vLLM put in the content: it is not the answer,
+// and its braces would confuse the JSON scan.
+func stripThinking(s string) string {
+	return thinkBlock.ReplaceAllString(s, "")
+}

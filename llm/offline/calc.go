@@ -1,0 +1,434 @@
+package offline
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The calculator behind the direct route: a recursive-descent parser that
+// evaluates as it parses. Grammar, loosest binding first:
+//
+//	expr    = term { ("+" | "-") term }
+//	term    = unary { ("*" | "/") unary }
+//	unary   = ("-" | "+") unary | power
+//	power   = postfix [ "^" unary ]            right-associative; -2^2 is -4
+//	postfix = primary [ "%" [ "of" unary ] ]   "15% of 340" is 15*340/100
+//	primary = number | "(" expr ")" | "sqrt" [ "of" ] power
+//
+// Words stand for symbols: plus, minus, times, x, multiplied by, divided by,
+// over, percent, square root of, squared, cubed, to the power of. Input is
+// bounded (maxExpr bytes, maxDepth nesting), so no expression can exhaust
+// the stack or the CPU.
+
+const (
+	maxExpr  = 256 // longest expression accepted, in bytes
+	maxDepth = 64  // deepest nesting of parentheses and prefix operators
+)
+
+var (
+	errSyntax   = errors.New("not an arithmetic expression")
+	errDivZero  = errors.New("can't divide by zero")
+	errDomain   = errors.New("the result is not a real number")
+	errOverflow = errors.New("the result is too large to show")
+)
+
+type calcKind int
+
+const (
+	kNum  calcKind = iota // a number
+	kOp                   // one of + - * / ^ ( ) %
+	kOf                   // "of", after a percentage or "square root"
+	kSqrt                 // sqrt
+)
+
+type calcToken struct {
+	kind calcKind
+	op   byte
+	num  float64
+}
+
+// lexCalc turns an expression into tokens. Any word or symbol it does not
+// know makes the whole text "not arithmetic", which is how the router tells
+// "what is 12*7" from "what is our Q3 revenue".
+func lexCalc(s string) ([]calcToken, error) {
+	if len(s) > maxExpr {
+		return nil, errSyntax
+	}
+	s = strings.ToLower(s)
+	var toks []calcToken
+	op := func(c byte) { toks = append(toks, calcToken{kind: kOp, op: c}) }
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case isDigit(c) || (c == '.' && i+1 < len(s) && isDigit(s[i+1])):
+			j, text := scanNumber(s, i)
+			f, err := strconv.ParseFloat(text, 64)
+			if err != nil {
+				return nil, errSyntax
+			}
+			toks = append(toks, calcToken{kind: kNum, num: f})
+			i = j
+		case c == '*' && i+1 < len(s) && s[i+1] == '*':
+			op('^')
+			i += 2
+		case strings.IndexByte("+-*/^()%", c) >= 0:
+			op(c)
+			i++
+		case c >= 'a' && c <= 'z':
+			j := i
+			for j < len(s) && s[j] >= 'a' && s[j] <= 'z' {
+				j++
+			}
+			w := s[i:j]
+			i = j
+			switch w {
+			case "plus":
+				op('+')
+			case "minus":
+				op('-')
+			case "times", "multiplied":
+				op('*')
+			case "x":
+				// Only between numbers ("3 x 4"): "2x+3" is algebra.
+				n := len(toks)
+				rest := strings.TrimLeft(s[i:], " ")
+				if n == 0 || !(toks[n-1].kind == kNum || toks[n-1].op == ')') ||
+					rest == "" || !(isDigit(rest[0]) || rest[0] == '(' || rest[0] == '.') {
+					return nil, errSyntax
+				}
+				op('*')
+			case "divided", "over":
+				op('/')
+			case "percent", "pct":
+				op('%')
+			case "sqrt", "root":
+				toks = append(toks, calcToken{kind: kSqrt})
+			case "squared":
+				op('^')
+				toks = append(toks, calcToken{kind: kNum, num: 2})
+			case "cubed":
+				op('^')
+				toks = append(toks, calcToken{kind: kNum, num: 3})
+			case "power":
+				op('^')
+			case "of":
+				// "to the power of": the "of" belongs to "power".
+				if n := len(toks); n > 0 && toks[n-1].kind == kOp && toks[n-1].op == '^' {
+					continue
+				}
+				toks = append(toks, calcToken{kind: kOf})
+			case "by", "the", "square", "to", "raised":
+				// Glue words: "divided by", "the square root of",
+				// "raised to the power of".
+			default:
+				return nil, errSyntax
+			}
+		default:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			switch r {
+			case '×', '·':
+				op('*')
+			case '÷':
+				op('/')
+			case '−', '–':
+				op('-')
+			default:
+				return nil, errSyntax
+			}
+			i += n
+		}
+	}
+	return toks, nil
+}
+
+// scanNumber reads a decimal number starting at s[i]: digits with optional
+// thousands separators ("1,000") and one decimal point. It returns the index
+// after the number and the number without separators.
+func scanNumber(s string, i int) (int, string) {
+	var b strings.Builder
+	dot := false
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case isDigit(c):
+			b.WriteByte(c)
+		case c == ',' && b.Len() > 0 && !dot && allDigits(s, i+1, 3) && (i+4 >= len(s) || !isDigit(s[i+4])):
+		case c == '.' && !dot && i+1 < len(s) && isDigit(s[i+1]):
+			dot = true
+			b.WriteByte(c)
+		default:
+			return i, b.String()
+		}
+		i++
+	}
+	return i, b.String()
+}
+
+// calcParser evaluates while it parses. A math error (division by zero)
+// does not stop parsing: it is remembered so that a syntax error later on
+// still wins, and "5/0 apples" is not mistaken for arithmetic.
+type calcParser struct {
+	toks    []calcToken
+	i       int
+	depth   int
+	ops     int // operations applied; a bare number is not a calculation
+	mathErr error
+}
+
+// evaluate computes the value of an arithmetic expression. ops counts the
+// operations in it, so that callers can tell "2+2" from "2024".
+func evaluate(s string) (value float64, ops int, err error) {
+	toks, err := lexCalc(s)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(toks) == 0 {
+		return 0, 0, errSyntax
+	}
+	p := &calcParser{toks: toks}
+	v, err := p.expr()
+	if err != nil {
+		return 0, 0, err
+	}
+	if p.i != len(p.toks) {
+		return 0, 0, errSyntax
+	}
+	if p.mathErr != nil {
+		return 0, p.ops, p.mathErr
+	}
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, p.ops, errOverflow
+	}
+	return v, p.ops, nil
+}
+
+func (p *calcParser) peekOp(op byte) bool {
+	return p.i < len(p.toks) && p.toks[p.i].kind == kOp && p.toks[p.i].op == op
+}
+
+func (p *calcParser) peekKind(k calcKind) bool {
+	return p.i < len(p.toks) && p.toks[p.i].kind == k
+}
+
+// fail records the first math error and yields NaN so evaluation goes on.
+func (p *calcParser) fail(err error) float64 {
+	if p.mathErr == nil {
+		p.mathErr = err
+	}
+	return math.NaN()
+}
+
+func (p *calcParser) expr() (float64, error) {
+	v, err := p.term()
+	if err != nil {
+		return 0, err
+	}
+	for p.peekOp('+') || p.peekOp('-') {
+		op := p.toks[p.i].op
+		p.i++
+		w, err := p.term()
+		if err != nil {
+			return 0, err
+		}
+		p.ops++
+		if op == '+' {
+			v += w
+		} else {
+			v -= w
+		}
+	}
+	return v, nil
+}
+
+func (p *calcParser) term() (float64, error) {
+	v, err := p.unary()
+	if err != nil {
+		return 0, err
+	}
+	for p.peekOp('*') || p.peekOp('/') {
+		op := p.toks[p.i].op
+		p.i++
+		w, err := p.unary()
+		if err != nil {
+			return 0, err
+		}
+		p.ops++
+		switch {
+		case op == '*':
+			v *= w
+		case w == 0:
+			v = p.fail(errDivZero)
+		default:
+			v /= w
+		}
+	}
+	return v, nil
+}
+
+func (p *calcParser) unary() (float64, error) {
+	if p.depth++; p.depth > maxDepth {
+		return 0, errSyntax
+	}
+	defer func() { p.depth-- }()
+	if p.peekOp('-') || p.peekOp('+') {
+		neg := p.toks[p.i].op == '-'
+		p.i++
+		v, err := p.unary()
+		if neg {
+			v = -v
+		}
+		return v, err
+	}
+	return p.power()
+}
+
+func (p *calcParser) power() (float64, error) {
+	base, err := p.postfix()
+	if err != nil {
+		return 0, err
+	}
+	if !p.peekOp('^') {
+		return base, nil
+	}
+	p.i++
+	exp, err := p.unary()
+	if err != nil {
+		return 0, err
+	}
+	p.ops++
+	if base == 0 && exp < 0 {
+		return p.fail(errDivZero), nil
+	}
+	v := math.Pow(base, exp)
+	if math.IsNaN(v) && !math.IsNaN(base) && !math.IsNaN(exp) {
+		return p.fail(errDomain), nil // a negative base to a fractional power
+	}
+	return v, nil
+}
+
+func (p *calcParser) postfix() (float64, error) {
+	v, err := p.primary()
+	if err != nil {
+		return 0, err
+	}
+	if !p.peekOp('%') {
+		return v, nil
+	}
+	p.i++
+	p.ops++
+	if !p.peekKind(kOf) {
+		return v / 100, nil
+	}
+	p.i++
+	of, err := p.unary()
+	if err != nil {
+		return 0, err
+	}
+	// Multiply first: 15*340/100 is exactly 51, 0.15*340 is not.
+	return v * of / 100, nil
+}
+
+func (p *calcParser) primary() (float64, error) {
+	if p.depth++; p.depth > maxDepth {
+		return 0, errSyntax
+	}
+	defer func() { p.depth-- }()
+	if p.i >= len(p.toks) {
+		return 0, errSyntax
+	}
+	t := p.toks[p.i]
+	switch {
+	case t.kind == kNum:
+		p.i++
+		return t.num, nil
+	case t.kind == kOp && t.op == '(':
+		p.i++
+		v, err := p.expr()
+		if err != nil {
+			return 0, err
+		}
+		if !p.peekOp(')') {
+			return 0, errSyntax
+		}
+		p.i++
+		return v, nil
+	case t.kind == kSqrt:
+		p.i++
+		if p.peekKind(kOf) {
+			p.i++
+		}
+		v, err := p.power()
+		if err != nil {
+			return 0, err
+		}
+		p.ops++
+		if v < 0 {
+			return p.fail(errDomain), nil
+		}
+		return math.Sqrt(v), nil
+	}
+	return 0, errSyntax
+}
+
+// formatNumber writes v without trailing zeros and without the noise of
+// binary floating point: 0.1+0.2 is "0.3", 15% of 340 is "51". Very large
+// and very small values use exponent notation.
+func formatNumber(v float64) string {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+	if err != nil {
+		r = v
+	}
+	if r == 0 {
+		return "0" // also for -0
+	}
+	if a := math.Abs(r); a >= 1e-6 && a < 1e15 {
+		return strconv.FormatFloat(r, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(r, 'g', -1, 64)
+}
+
+// leadIns are the ways people ask for a calculation; they are removed
+// before the rest is parsed as an expression.
+var leadIns = []string{
+	"what is", "what's", "whats", "how much is",
+	"calculate", "compute", "evaluate", "solve", "work out", "can you", "could you",
+	"please", "tell me", "hey", "quick question", ",", ":",
+}
+
+// arithmetic extracts the expression from a question such as "What is 15%
+// of 340?" and evaluates it. ok is false when the question is not
+// arithmetic: it has words the calculator does not know, or it is a bare
+// number. Math errors (division by zero) come back with ok true: the
+// question was arithmetic, it just has no answer.
+func arithmetic(question string) (expr string, value float64, err error, ok bool) {
+	q := strings.TrimSpace(question)
+	if len(q) > maxExpr+32 {
+		return "", 0, nil, false
+	}
+	q = strings.ToLower(q)
+	for range 8 { // lead-ins can stack: "hey, can you calculate"
+		before := q
+		q = strings.TrimRight(q, "?!.= \t\n")
+		q = strings.TrimSuffix(q, " equal")
+		q = strings.TrimSuffix(q, " equals")
+		q = strings.TrimSuffix(q, " please")
+		for _, l := range leadIns {
+			if strings.HasPrefix(q, l) {
+				q = strings.TrimSpace(q[len(l):])
+			}
+		}
+		if q == before {
+			break
+		}
+	}
+	v, ops, err := evaluate(q)
+	if errors.Is(err, errSyntax) || ops == 0 {
+		return "", 0, nil, false
+	}
+	return q, v, err, true
+}

@@ -1,0 +1,134 @@
+package offline
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestEvaluate(t *testing.T) {
+	tests := []struct {
+		expr string
+		want string
+	}{
+		{"15% of 340", "51"},
+		{"15 percent of 340", "51"},
+		{"12 * (3+4)", "84"},
+		{"2^10", "1024"},
+		{"2**10", "1024"},
+		{"2^3^2", "512"}, // right-associative
+		{"-2^2", "-4"},
+		{"sqrt 144", "12"},
+		{"sqrt(144) + 1", "13"},
+		{"the square root of 2", "1.41421356237"},
+		{"1,200 divided by 4", "300"},
+		{"3 plus 4 times 2", "11"},
+		{"10 minus -2", "12"},
+		{"7 / 2", "3.5"},
+		{"0.1 + 0.2", "0.3"},
+		{".5 * 4", "2"},
+		{"3 x 4", "12"},
+		{"6 × 7 ÷ 3", "14"},
+		{"5 squared", "25"},
+		{"2 to the power of 8", "256"},
+		{"50%", "0.5"},
+		{"20% of 50% of 200", "20"},
+		{"((((1))))+1", "2"},
+		{"1e3", ""}, // not supported: the "e" is a word
+		{"10^20", "1e+20"},
+		{"1/3", "0.333333333333"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			v, _, err := evaluate(tt.expr)
+			if tt.want == "" {
+				if err == nil {
+					t.Errorf("evaluate(%q) = %v, want an error", tt.expr, v)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("evaluate(%q): %v", tt.expr, err)
+			}
+			if got := formatNumber(v); got != tt.want {
+				t.Errorf("evaluate(%q) = %s, want %s", tt.expr, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEvaluateErrors(t *testing.T) {
+	tests := []struct {
+		expr string
+		err  error
+	}{
+		{"5/0", errDivZero},
+		{"0^-1", errDivZero},
+		{"sqrt(-4)", errDomain},
+		{"(-8)^0.5", errDomain},
+		{"10^1000", errOverflow},
+		{"", errSyntax},
+		{"2 +", errSyntax},
+		{"(1+2", errSyntax},
+		{"1+2)", errSyntax},
+		{"2x+3", errSyntax},
+		{"5/0 apples", errSyntax}, // not arithmetic at all
+		{"our Q3 revenue", errSyntax},
+		{strings.Repeat("(", 200) + "1" + strings.Repeat(")", 200), errSyntax}, // too deep
+		{strings.Repeat("1+", 200) + "1", errSyntax},                           // too long
+	}
+	for _, tt := range tests {
+		name := tt.expr
+		if len(name) > 20 {
+			name = name[:20]
+		}
+		t.Run(name, func(t *testing.T) {
+			if _, _, err := evaluate(tt.expr); !errors.Is(err, tt.err) {
+				t.Errorf("evaluate(%q) error = %v, want %v", tt.expr, err, tt.err)
+			}
+		})
+	}
+}
+
+func TestDirect(t *testing.T) {
+	tests := []struct {
+		question string
+		answer   string
+		ok       bool
+	}{
+		{"What is 15% of 340?", "15% of 340 is 51.", true},
+		{"what's 2^10", "2^10 is 1024.", true},
+		{"Calculate 12 * (3+4) please", "12 * (3+4) is 84.", true},
+		{"What is the square root of 144?", "the square root of 144 is 12.", true},
+		{"What is 5/0?", "I can't divide by zero, so 5/0 has no value.", true},
+		{"what is sqrt(-1)", "I can't compute sqrt(-1): the result is not a real number.", true},
+		{"hello", introAnswer, true},
+		{"thanks!", "You're welcome!", true},
+		{"What is the capital of France?", NoModelAnswer, false},
+		{"What is 2024?", NoModelAnswer, false},
+		{"", NoModelAnswer, false},
+	}
+	b := testBrain()
+	for _, tt := range tests {
+		t.Run(tt.question, func(t *testing.T) {
+			answer, ok, err := b.Direct(context.Background(), tt.question, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if answer != tt.answer || ok != tt.ok {
+				t.Errorf("Direct(%q) = %q, %v; want %q, %v", tt.question, answer, ok, tt.answer, tt.ok)
+			}
+		})
+	}
+}
+
+func TestFormatNumber(t *testing.T) {
+	for v, want := range map[float64]string{
+		51: "51", 0.5: "0.5", -3: "-3", 1e21: "1e+21", 1e-9: "1e-09", 2.50: "2.5", 0: "0",
+	} {
+		if got := formatNumber(v); got != want {
+			t.Errorf("formatNumber(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -1,0 +1,183 @@
+package offline
+
+import (
+	"context"
+	"strings"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// supportedShare is the share of a sentence's content words that must occur
+// in the documents it cites. Not all: an answer joins quoted facts with a
+// few words of its own ("also", "however", "the policy says").
+const supportedShare = 0.6
+
+// maxUnsupported bounds the claims a verdict lists; they are shown to users.
+const maxUnsupported = 20
+
+// claim is one sentence of an answer and the documents it cites.
+type claim struct {
+	text string // without citations and list markers
+	refs []int  // 1-based, as written
+}
+
+// Check verifies an answer sentence by sentence, whoever wrote it. A
+// sentence is supported when at least 60% of its content words (stemmed,
+// stopwords removed) occur in the documents it cites, or in any document
+// if it cites none, and every number it states occurs there too. A sentence
+// that cites only documents that do not exist is unsupported. Lead-ins such
+// as "From the knowledge graph:" and the generator's own "no sentence
+// answers this" are not claims and are not checked.
+func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent.Document) (agent.Verdict, error) {
+	if err := ctx.Err(); err != nil {
+		return agent.Verdict{}, err
+	}
+	docs = docs[:min(len(docs), maxDocs)]
+	ev := newEvidence(docs)
+	var unsupported []string
+	checked := 0
+	for _, c := range claimsOf(answer) {
+		if isMetaSentence(c.text) {
+			checked++
+			continue
+		}
+		words, nums := contentOf(c.text)
+		if len(words) == 0 && len(nums) == 0 {
+			continue // nothing is claimed: "Yes." or a lone symbol
+		}
+		checked++
+		if !ev.supports(c.refs, words, nums) && len(unsupported) < maxUnsupported {
+			unsupported = append(unsupported, clipWords(c.text, 300))
+		}
+	}
+	grounded := checked > 0 && len(unsupported) == 0
+	return agent.Verdict{Grounded: grounded, Unsupported: unsupported}, nil
+}
+
+// claimsOf splits an answer into sentences: by line (list items are
+// claims of their own), then by sentence, each with its citations.
+func claimsOf(answer string) []claim {
+	var out []claim
+	for _, line := range strings.Split(clip(answer, maxAnswer), "\n") {
+		if len(out) >= maxSentences {
+			break
+		}
+		line = moveCitations(stripBullet(line))
+		for _, s := range splitSentences(line, maxSentences-len(out)) {
+			text, refs := stripCitations(s)
+			text = stripBullet(text)
+			if text == "" {
+				// A citation on its own belongs to the sentence before it.
+				if n := len(out); n > 0 {
+					out[n-1].refs = append(out[n-1].refs, refs...)
+				}
+				continue
+			}
+			out = append(out, claim{text: text, refs: refs})
+		}
+	}
+	return out
+}
+
+// isMetaSentence recognises sentences about the answer rather than about
+// the world: the generator's fixed phrases and short lead-ins ending in a
+// colon ("The sources say:").
+func isMetaSentence(s string) bool {
+	if strings.HasPrefix(s, noDirectAnswer) || s == noDocuments || s == graphLeadIn {
+		return true
+	}
+	return strings.HasSuffix(s, ":") && len(tokens(s)) <= 6 && len(numbers(s)) == 0
+}
+
+// contentOf returns the distinct stems of a sentence's content words and
+// the numbers it states. Numbers are checked on their own, exactly.
+func contentOf(s string) (words, nums []string) {
+	seen := make(map[string]bool)
+	for _, t := range tokens(s) {
+		if len(words) >= 64 {
+			break
+		}
+		if stopwords[t.lower] || len(t.lower) < 2 || isDigits(t.lower) || seen[t.stem] {
+			continue
+		}
+		seen[t.stem] = true
+		words = append(words, t.stem)
+	}
+	return words, numbers(s)
+}
+
+// evidence indexes the documents' words and numbers, lazily: an answer
+// usually cites a few of them.
+type evidence struct {
+	docs  []agent.Document
+	words []map[string]bool
+	nums  []map[string]bool
+}
+
+func newEvidence(docs []agent.Document) *evidence {
+	return &evidence{
+		docs:  docs,
+		words: make([]map[string]bool, len(docs)),
+		nums:  make([]map[string]bool, len(docs)),
+	}
+}
+
+func (e *evidence) index(i int) {
+	if e.words[i] != nil {
+		return
+	}
+	text := docText(e.docs[i])
+	e.words[i] = stemSet(text)
+	e.nums[i] = make(map[string]bool)
+	for _, n := range numbers(text) {
+		e.nums[i][n] = true
+	}
+}
+
+// supports reports whether the cited documents (all of them when refs is
+// empty) hold enough of the words and every number.
+func (e *evidence) supports(refs []int, words, nums []string) bool {
+	var use []int
+	for _, r := range refs {
+		if r >= 1 && r <= len(e.docs) {
+			use = append(use, r-1)
+		}
+	}
+	if len(refs) > 0 && len(use) == 0 {
+		return false // cites only sources that do not exist
+	}
+	if len(refs) == 0 {
+		for i := range e.docs {
+			use = append(use, i)
+		}
+	}
+	if len(use) == 0 {
+		return false
+	}
+	for _, i := range use {
+		e.index(i)
+	}
+	has := func(sets []map[string]bool, key string) bool {
+		for _, i := range use {
+			if sets[i][key] {
+				return true
+			}
+		}
+		return false
+	}
+	found := 0
+	for _, w := range words {
+		if has(e.words, w) {
+			found++
+		}
+	}
+	if len(words) > 0 && float64(found) < supportedShare*float64(len(words)) {
+		return false
+	}
+	for _, n := range nums {
+		if !has(e.nums, n) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,54 @@
+package offline
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// Answers of the direct route that are not calculations.
+const (
+	// NoModelAnswer is the honest reply to a question that needs a
+	// language model. It says how to configure one.
+	NoModelAnswer = "I can't answer that offline: no language model is configured, and this question needs one. " +
+		"Set OPENAI_API_KEY (or OPENAI_BASE_URL for a local model) to enable general answers."
+
+	introAnswer = "Hi! I'm Switchboard. I answer questions from your team's documents and knowledge graph, " +
+		"and cite my sources. No language model is configured, so I quote the sources instead of " +
+		"summarising them, and I can do arithmetic."
+)
+
+var thanks = setOf(`thanks thank thx ty cheers`)
+
+// Direct answers without retrieval. Offline that means arithmetic, which
+// the calculator evaluates ("15% of 340 is 51."), and greetings, which get
+// a short introduction; both come back with ok true, as does an arithmetic
+// question without an answer ("can't divide by zero"), because saying so is
+// the answer. Everything else gets NoModelAnswer with ok false.
+func (b *Brain) Direct(ctx context.Context, question string, history []agent.Turn) (string, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return "", false, err
+	}
+	q := clip(question, maxQuestion)
+	if expr, v, err, ok := arithmetic(q); ok {
+		switch {
+		case errors.Is(err, errDivZero):
+			return "I can't divide by zero, so " + expr + " has no value.", true, nil
+		case err != nil:
+			return "I can't compute " + expr + ": " + err.Error() + ".", true, nil
+		}
+		return expr + " is " + formatNumber(v) + ".", true, nil
+	}
+	toks := tokens(q)
+	if _, ok := smallTalk(toks, " "+strings.Join(lowers(toks), " ")+" "); ok {
+		for _, t := range toks {
+			if thanks[t.lower] {
+				return "You're welcome!", true, nil
+			}
+		}
+		return introAnswer, true, nil
+	}
+	return NoModelAnswer, false, nil
+}

@@ -1,0 +1,82 @@
+package offline
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+)
+
+func cosine(a, b []float32) float64 {
+	var dot float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+	}
+	return dot
+}
+
+func TestEmbedderSimilarity(t *testing.T) {
+	tests := []struct {
+		a, b    string
+		similar bool
+	}{
+		{"What is the refund policy?", "Refund policy: customers can return items within 30 days for a full refund.", true},
+		{"What is the refund policy?", "refunds", true},
+		{"How long do we keep logs?", "Our data retention policy keeps logs for 90 days", true},
+		{"Which suppliers deliver to Acme Corp?", "Acme Corp is supplied by Globex and Initech", true},
+		{"What is the refund policy?", "Quarterly revenue grew 12% in Europe.", false},
+		{"What is the refund policy?", "How long do we keep logs?", false},
+		{"The cat sat on the mat", "Quarterly revenue grew 12% in Europe.", false},
+	}
+	e := NewEmbedder(0)
+	for _, tt := range tests {
+		vs, err := e.Embed(context.Background(), []string{tt.a, tt.b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := cosine(vs[0], vs[1])
+		if tt.similar && c < 0.35 || !tt.similar && c > 0.15 {
+			t.Errorf("cosine(%q, %q) = %.2f, want similar=%v", tt.a, tt.b, c, tt.similar)
+		}
+	}
+}
+
+func TestEmbedderVectors(t *testing.T) {
+	ctx := context.Background()
+	e := NewEmbedder(0)
+	if e.Dimensions() != DefaultDimensions {
+		t.Errorf("Dimensions() = %d, want %d", e.Dimensions(), DefaultDimensions)
+	}
+	texts := []string{"Refund policy", "", "!!!", "who are you"}
+	vs, err := e.Embed(ctx, texts)
+	if err != nil || len(vs) != len(texts) {
+		t.Fatalf("Embed = %d vectors, %v", len(vs), err)
+	}
+	for i, v := range vs {
+		if len(v) != DefaultDimensions {
+			t.Errorf("vector %d has %d dimensions", i, len(v))
+		}
+		norm := math.Sqrt(cosine(v, v))
+		wantZero := texts[i] == "" || texts[i] == "!!!"
+		if wantZero && norm != 0 || !wantZero && math.Abs(norm-1) > 1e-5 {
+			t.Errorf("vector %d (%q) has norm %v", i, texts[i], norm)
+		}
+	}
+	again, _ := e.Embed(ctx, texts)
+	if !reflect.DeepEqual(vs, again) {
+		t.Error("Embed is not deterministic")
+	}
+	if got := NewEmbedder(64).Dimensions(); got != 64 {
+		t.Errorf("NewEmbedder(64).Dimensions() = %d", got)
+	}
+	var zero Embedder
+	if v, _ := zero.Embed(ctx, []string{"x"}); len(v[0]) != DefaultDimensions {
+		t.Errorf("zero Embedder gives %d dimensions", len(v[0]))
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := e.Embed(cancelled, texts); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Embed: err = %v", err)
+	}
+}

@@ -1,0 +1,127 @@
+package offline
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// The offline engine runs on whatever users type and stores return, and it
+// is the fallback when everything else has failed: it must never panic.
+
+func FuzzCalc(f *testing.F) {
+	for _, s := range []string{
+		"15% of 340", "12 * (3+4)", "2^10", "sqrt 144", "1,000.5 / 3", "-(-(-1))",
+		"2^2^2^2^2", "5/0", "sqrt(-1)", "1e3", "((", "", "3 x (4", "50 percent of",
+		"the square root of", "6 × 7 ÷ 3 − 1", "9" + strings.Repeat("9", 300),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, _, err := evaluate(s)
+		if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			t.Errorf("evaluate(%q) = %v without an error", s, v)
+		}
+		_ = formatNumber(v)
+		_, _, _, _ = arithmetic(s)
+	})
+}
+
+func FuzzBrain(f *testing.F) {
+	f.Add("What is 15% of 340?", "Refunds take 30 days. [1] Acme -[SUPPLIES]-> Globex", "and for EU customers?")
+	f.Add("Which suppliers are connected to our top 3 customers?", "- a\n# h\n1. b", "it")
+	f.Add("", "", "")
+	f.Add("[1][2][", "e.g. U.S. 1,000,000.5.", "What about Globex?")
+	// Letters whose lowercase has another length in bytes (İ, the Kelvin sign).
+	f.Add("Who supplies İİİ for İstanbul?", "İ -[SUPPLIES]-> \u212a", "and for \u212aelvin?")
+	f.Fuzz(func(t *testing.T, question, content, followUp string) {
+		ctx := context.Background()
+		b := testBrain()
+		docs := []agent.Document{
+			{Title: question, Content: content, Route: agent.RouteVector},
+			{Title: "graph", Content: content, Route: agent.RouteGraph},
+		}
+		history := []agent.Turn{{Question: question, Answer: content}}
+
+		if _, err := b.Condense(ctx, history, followUp); err != nil {
+			t.Fatal(err)
+		}
+		d, err := b.Route(ctx, question)
+		if err != nil || !d.Route.Valid() || d.Reason == "" {
+			t.Fatalf("Route(%q) = %+v, %v", question, d, err)
+		}
+		for _, doc := range docs {
+			if _, err := b.Grade(ctx, question, doc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for attempt := 0; attempt <= 4; attempt++ {
+			q, err := b.Rewrite(ctx, question, followUp, attempt)
+			if err != nil || strings.TrimSpace(q) == "" {
+				t.Fatalf("Rewrite(%q, %q, %d) = %q, %v", question, followUp, attempt, q, err)
+			}
+		}
+		ans, err := b.Generate(ctx, agent.GenerateRequest{Question: question, Docs: docs, Unsupported: []string{followUp}})
+		if err != nil || ans == "" {
+			t.Fatalf("Generate = %q, %v", ans, err)
+		}
+		if _, err := b.Check(ctx, question, ans, docs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Check(ctx, question, content, docs); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := b.Direct(ctx, question, history); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := NewEmbedder(16).Embed(ctx, []string{question, content}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestHugeInputs checks that work is bounded: a 100 kB question and a
+// 1 MB document are handled quickly because only their prefixes are read.
+func TestHugeInputs(t *testing.T) {
+	ctx := context.Background()
+	b := testBrain()
+	question := strings.Repeat("Which suppliers are connected to Acme Corp and what is the refund policy? ", 1500)
+	content := strings.Repeat("Refunds take 30 days. Acme Corp -[SUPPLIES]-> Globex\n", 20000)
+	docs := make([]agent.Document, 100)
+	for i := range docs {
+		docs[i] = agent.Document{Title: "doc", Content: content, Route: agent.RouteVector}
+	}
+	start := time.Now()
+	if _, err := b.Condense(ctx, turns(question, question), question); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Route(ctx, question); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Grade(ctx, question, docs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if q, err := b.Rewrite(ctx, question, question, 2); err != nil || len(q) > 1000 {
+		t.Fatalf("Rewrite = %d bytes, %v", len(q), err)
+	}
+	ans, err := b.Generate(ctx, agent.GenerateRequest{Question: question, Docs: docs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Check(ctx, question, ans+strings.Repeat(" More text.", 20000), docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Direct(ctx, question, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewEmbedder(0).Embed(ctx, []string{question, content}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("huge inputs took %v", d)
+	}
+}

@@ -1,0 +1,394 @@
+package offline
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// Fixed sentences of the generator. Check knows them and does not treat
+// them as claims about the sources.
+const (
+	noDirectAnswer = "I found related documents but no sentence that answers this directly"
+	noDocuments    = "I have no documents to answer from."
+	graphLeadIn    = "From the knowledge graph:"
+)
+
+// Generator limits: an answer quotes a few sentences and a short list.
+const (
+	maxQuoted    = 4   // sentences quoted from text documents
+	minQuoted    = 2   // quoted when there are that many candidates at all
+	maxRows      = 10  // graph rows listed
+	maxQuoteLen  = 400 // bytes of one quoted sentence
+	maxRowLen    = 300 // bytes of one graph row
+	maxRowsInDoc = 200 // lines read from one graph document
+)
+
+// candidate is a sentence of a text document that may be quoted.
+type candidate struct {
+	doc, pos int // document index in req.Docs, sentence index in it
+	text     string
+	score    float64
+}
+
+// Generate answers by quoting the sources: it is extractive, so every
+// sentence it writes is a sentence of a document, cited [n].
+//
+// Sentences of text documents are scored by the share of the question's
+// keyword weight they contain (a synonym counts three quarters), plus small
+// bonuses for appearing early in their document, under a heading (or
+// title) that matches the question, and for stating a number when the
+// question asks "how many" or "when". The best two to four, never the
+// same sentence twice, are quoted in document order. Graph documents hold rows such as
+// "Acme Corp -[SUPPLIES]-> Globex"; the rows that mention a keyword or an
+// entity of the question (or, if none does, the first rows: the query
+// already chose them) are listed as bullets. Sentences and rows that contain
+// a claim of req.Unsupported are left out.
+func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	docs := req.Docs[:min(len(req.Docs), maxDocs)]
+	if len(docs) == 0 {
+		return noDocuments, nil
+	}
+	kws := keywords(clip(req.Question, maxQuestion))
+	quantity := asksQuantity(req.Question)
+	excluded := normaliseClaims(req.Unsupported)
+
+	var cands []candidate
+	hasGraph := false
+	for i, d := range docs {
+		if d.Route == agent.RouteGraph {
+			hasGraph = true
+			continue
+		}
+		cands = append(cands, scoreSentences(i, d, kws, quantity, excluded)...)
+	}
+	var rows []string
+	if hasGraph {
+		ents, err := b.matchEntities(ctx, req.Question)
+		if err != nil {
+			return "", err
+		}
+		rows = graphRows(docs, kws, ents, excluded)
+	}
+
+	var out []string
+	if quoted := pickSentences(cands); len(quoted) > 0 {
+		var parts []string
+		for _, c := range quoted {
+			parts = append(parts, cite(c.text, c.doc+1))
+		}
+		out = append(out, strings.Join(parts, " "))
+	}
+	if len(rows) > 0 {
+		out = append(out, graphLeadIn+"\n"+strings.Join(rows, "\n"))
+	}
+	if len(out) == 0 {
+		return noDirectAnswer + " " + citeAll(len(docs)) + ".", nil
+	}
+	return strings.Join(out, "\n\n"), nil
+}
+
+// scoreSentences returns the sentences of a text document that share at
+// least one keyword with the question, scored.
+func scoreSentences(doc int, d agent.Document, kws []keyword, quantity bool, excluded []string) []candidate {
+	var total float64
+	for _, k := range kws {
+		total += k.weight
+	}
+	if total == 0 {
+		return nil
+	}
+	var out []candidate
+	headingSet := stemSet(clip(d.Title, 500))
+	pos := 0
+	for i, line := range unwrap(clip(d.Content, maxDocText)) {
+		if pos >= maxSentences {
+			break
+		}
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "#") || looksLikeHeading(t) {
+			headingSet = stemSet(strings.TrimLeft(t, "#"))
+			continue
+		}
+		for j, s := range splitSentences(stripBullet(line), maxSentences-pos) {
+			pos++
+			if strings.HasSuffix(s, "?") || len(tokens(s)) < 3 || isExcluded(s, excluded) {
+				continue
+			}
+			if i == 0 && j == 0 && startsLower(s) {
+				continue // the tail of a sentence cut off by chunking: unreadable alone
+			}
+			set := stemSet(s)
+			var got float64
+			inHeading := false
+			for _, k := range kws {
+				if ok, via := matchIn(k, set); ok && via == "" {
+					got += k.weight
+				} else if ok {
+					got += synonymShare * k.weight
+				}
+				if ok, _ := matchIn(k, headingSet); ok {
+					inHeading = true
+				}
+			}
+			if got == 0 {
+				continue
+			}
+			score := got/total + 0.1*max(0, 1-float64(pos)/50)
+			if inHeading {
+				score += 0.15
+			}
+			if quantity && len(numbers(s)) > 0 {
+				score += 0.1
+			}
+			out = append(out, candidate{doc: doc, pos: pos, text: clipWords(s, maxQuoteLen), score: score})
+		}
+	}
+	return out
+}
+
+// pickSentences chooses the best two to four candidates, without repeating
+// a sentence that several documents share, and puts them in reading order.
+// Beyond the second, a sentence must score at least half the best.
+func pickSentences(cands []candidate) []candidate {
+	slices.SortStableFunc(cands, func(a, b candidate) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return 0 // stable: document order, then sentence order
+	})
+	var picked []candidate
+	seen := make(map[string]bool)
+	for _, c := range cands {
+		if len(picked) >= maxQuoted {
+			break
+		}
+		if len(picked) >= minQuoted && c.score < cands[0].score/2 {
+			break
+		}
+		key := normaliseClaim(c.text)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		picked = append(picked, c)
+	}
+	slices.SortFunc(picked, func(a, b candidate) int {
+		if a.doc != b.doc {
+			return a.doc - b.doc
+		}
+		return a.pos - b.pos
+	})
+	return picked
+}
+
+// graphRows lists the rows of the graph documents that mention a keyword
+// or an entity of the question, as cited bullets. If no row does, it lists
+// the first rows, because the graph query already selected them.
+func graphRows(docs []agent.Document, kws []keyword, ents []string, excluded []string) []string {
+	type row struct {
+		doc  int
+		text string
+	}
+	var matched, first []row
+	seen := make(map[string]bool)
+	for i, d := range docs {
+		if d.Route != agent.RouteGraph {
+			continue
+		}
+		n := 0
+		for _, line := range strings.Split(clip(d.Content, maxDocText), "\n") {
+			line = strings.TrimSpace(stripBullet(line))
+			if line == "" || n >= maxRowsInDoc || len(matched) >= maxRows {
+				continue
+			}
+			n++
+			line = clipWords(line, maxRowLen)
+			key := normaliseClaim(line)
+			if seen[key] || isExcluded(line, excluded) {
+				continue
+			}
+			seen[key] = true
+			r := row{doc: i, text: line}
+			if len(first) < maxRows {
+				first = append(first, r)
+			}
+			if rowMatches(line, kws, ents) {
+				matched = append(matched, r)
+			}
+		}
+	}
+	if len(matched) == 0 {
+		matched = first
+	}
+	out := make([]string, 0, len(matched))
+	for _, r := range matched {
+		out = append(out, "- "+r.text+" ["+strconv.Itoa(r.doc+1)+"]")
+	}
+	return out
+}
+
+func rowMatches(line string, kws []keyword, ents []string) bool {
+	set := stemSet(line)
+	for _, k := range kws {
+		if ok, _ := matchIn(k, set); ok {
+			return true
+		}
+	}
+	lower := strings.ToLower(line)
+	for _, e := range ents {
+		if strings.Contains(lower, strings.ToLower(e)) {
+			return true
+		}
+	}
+	return false
+}
+
+// cite puts the citation before a sentence's final punctuation, where it
+// stays attached when the answer is split into sentences again.
+func cite(s string, n int) string {
+	marker := " [" + strconv.Itoa(n) + "]"
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return strings.TrimSpace(marker)
+	}
+	switch s[len(s)-1] {
+	case '.', '!':
+		return s[:len(s)-1] + marker + s[len(s)-1:]
+	case ';', ':', ',':
+		return s[:len(s)-1] + marker + "."
+	}
+	return s + marker + "."
+}
+
+// clipWords shortens s to at most n bytes at a word boundary, marking the
+// cut with an ellipsis. Cutting inside a word or number would quote
+// something the source does not say.
+func clipWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	c := clip(s, n)
+	if k := strings.LastIndexByte(c, ' '); k > n/2 {
+		c = c[:k]
+	}
+	return strings.TrimRight(c, " ,;:") + "…"
+}
+
+// normaliseClaim reduces a sentence to lowercase words so that claims can
+// be compared whatever their punctuation and citations.
+func normaliseClaim(s string) string {
+	s, _ = stripCitations(s)
+	return strings.Join(lowers(tokens(s)), " ")
+}
+
+// minClaim is the shortest normalised claim used for exclusion; shorter
+// ones ("yes") would exclude half the document.
+const minClaim = 8
+
+func normaliseClaims(claims []string) []string {
+	var out []string
+	for _, c := range claims[:min(len(claims), 50)] {
+		if n := normaliseClaim(clip(c, 1000)); len(n) >= minClaim {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// isExcluded reports whether sentence s contains, or is contained in, one
+// of the excluded claims.
+func isExcluded(s string, excluded []string) bool {
+	if len(excluded) == 0 {
+		return false
+	}
+	n := normaliseClaim(s)
+	if len(n) < minClaim {
+		return false
+	}
+	for _, e := range excluded {
+		if strings.Contains(" "+n+" ", " "+e+" ") || strings.Contains(" "+e+" ", " "+n+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// synonymShare is what a synonym's match is worth against the word
+// itself: "leave" may answer "vacation", "vacation" surely does.
+const synonymShare = 0.75
+
+// asksQuantity reports whether a question asks for a number ("how many",
+// "how long", "when"), so that sentences stating one are preferred.
+func asksQuantity(question string) bool {
+	toks := tokens(clip(question, 200))
+	for i, t := range toks {
+		if i+1 < len(toks) && t.lower == "how" {
+			switch toks[i+1].lower {
+			case "many", "much", "long", "often", "old", "soon", "far":
+				return true
+			}
+		}
+		if t.lower == "when" || t.lower == "percentage" || t.lower == "deadline" {
+			return true
+		}
+	}
+	return false
+}
+
+// unwrap joins the hard-wrapped lines of a paragraph, so that a sentence
+// broken across lines is quoted whole. Headings, list items, table rows and
+// blank lines keep their own lines.
+func unwrap(text string) []string {
+	var out []string
+	var para strings.Builder
+	flush := func() {
+		if para.Len() > 0 {
+			out = append(out, para.String())
+			para.Reset()
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "":
+			flush()
+		case strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|") || stripBullet(t) != t:
+			flush()
+			out = append(out, t)
+		default:
+			if para.Len() > 0 {
+				para.WriteByte(' ')
+			}
+			para.WriteString(t)
+		}
+	}
+	flush()
+	return out
+}
+
+// looksLikeHeading reports whether a line is a title rather than prose: a
+// few words with no closing punctuation, as chunk headings are stored.
+func looksLikeHeading(t string) bool {
+	if t == "" || strings.ContainsAny(t[len(t)-1:], ".!?:;,)") {
+		return false
+	}
+	return len(strings.Fields(t)) <= 8
+}
+
+// startsLower reports whether s begins with a lower-case letter.
+func startsLower(s string) bool {
+	for _, r := range s {
+		return unicode.IsLower(r)
+	}
+	return false
+}

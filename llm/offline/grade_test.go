@@ -1,0 +1,63 @@
+package offline
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+func TestGrade(t *testing.T) {
+	refund := agent.Document{
+		Title:   "Refund policy",
+		Content: "Customers can return unused items within 30 days of purchase for a full refund.",
+		Route:   agent.RouteVector,
+	}
+	retention := agent.Document{
+		Title:   "Data retention",
+		Content: "We keep customer data for 90 days after an account is closed. EU data is stored in Frankfurt.",
+		Route:   agent.RouteVector,
+	}
+	expenses := agent.Document{
+		Title:   "Expenses",
+		Content: "Submit receipts within a month to be reimbursed.",
+		Route:   agent.RouteVector,
+	}
+	graph := agent.Document{
+		Title:   "neighbourhood of Acme Corp",
+		Content: "Acme Corp -[SUPPLIES]-> Globex\nInitech -[SUPPLIES]-> Acme Corp",
+		Route:   agent.RouteGraph,
+	}
+	tests := []struct {
+		name     string
+		question string
+		doc      agent.Document
+		relevant bool
+		reason   string
+	}{
+		{"direct match", "What is our refund policy?", refund, true, "refund"},
+		{"plural and case", "How do REFUNDS work?", refund, true, "refunds"},
+		{"synonym", "Can I get reimbursement for returns?", refund, true, "return"},
+		{"unrelated", "How do I reset my VPN password?", refund, false, "no keywords"},
+		{"generic words only", "What is our data retention policy for EU customers?", refund, false, "only"},
+		{"most keywords", "What is our data retention policy for EU customers?", retention, true, "retention"},
+		{"below share", "What is the travel expense approval limit for contractors in Asia?", expenses, false, "only"},
+		{"no keywords", "what is it?", refund, false, "no keywords"},
+		{"graph keyword", "Who are our suppliers?", graph, true, "suppliers"},
+		{"graph entity", "Tell me about Globex", graph, true, "globex"},
+		{"graph unrelated", "What is the weather?", graph, false, "none"},
+	}
+	b := testBrain()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := b.Grade(context.Background(), tt.question, tt.doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Relevant != tt.relevant || !strings.Contains(g.Reason, tt.reason) {
+				t.Errorf("Grade(%q) = %v %q, want %v with reason containing %q", tt.question, g.Relevant, g.Reason, tt.relevant, tt.reason)
+			}
+		})
+	}
+}

@@ -1,0 +1,259 @@
+package offline
+
+import (
+	"context"
+	"strings"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// Route reasons. They are shown to users next to the route.
+const (
+	reasonArithmetic = "arithmetic"
+	reasonGreeting   = "a greeting"
+	reasonIdentity   = "asks about Switchboard itself"
+	reasonWeb        = "asks about current events"
+	reasonVector     = "asks about internal documents"
+)
+
+// Route decides where the answer lives, in this order:
+//
+//  1. arithmetic the calculator can evaluate → direct;
+//  2. a greeting or "who are you" → direct;
+//  3. a clear sign of current events (news, weather, "this morning",
+//     "current price") → web;
+//  4. a question about relations between entities → graph: who/which with a
+//     relation word ("supplies", "suppliers", "reports to"), a known entity
+//     with a relation word, or "top 3 customers";
+//  5. a weaker sign of time ("today", "latest", "announced") → web, unless
+//     the question is about "our" things, where "our latest policy" is an
+//     internal document;
+//  6. anything else → vector.
+//
+// Graph comes before the weak time words so that "Who supplies Acme now?"
+// asks the graph.
+func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision, error) {
+	if err := ctx.Err(); err != nil {
+		return agent.RouteDecision{}, err
+	}
+	q := clip(question, maxQuestion)
+	if _, _, _, ok := arithmetic(q); ok {
+		return agent.RouteDecision{Route: agent.RouteDirect, Reason: reasonArithmetic}, nil
+	}
+	toks := tokens(q)
+	lower := " " + strings.Join(lowers(toks), " ") + " "
+	if r, ok := smallTalk(toks, lower); ok {
+		return agent.RouteDecision{Route: agent.RouteDirect, Reason: r}, nil
+	}
+	if hasAny(lower, strongWeb) {
+		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
+	}
+	ents, err := b.matchEntities(ctx, q)
+	if err != nil {
+		return agent.RouteDecision{}, err
+	}
+	if reason, ok := isGraph(toks, lower, ents); ok {
+		return agent.RouteDecision{Route: agent.RouteGraph, Reason: reason}, nil
+	}
+	if hasAny(lower, weakWeb) && !hasAny(lower, internalWords) {
+		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
+	}
+	return agent.RouteDecision{Route: agent.RouteVector, Reason: reasonVector}, nil
+}
+
+// lowers returns the lowercase form of each token.
+func lowers(toks []token) []string {
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = t.lower
+	}
+	return out
+}
+
+// hasAny reports whether the padded, space-joined lowercase words contain
+// any of the phrases. Phrases are matched on word boundaries; a phrase
+// ending in "*" matches any word with that prefix ("announc*").
+func hasAny(padded string, phrases []string) bool {
+	for _, p := range phrases {
+		if strings.HasSuffix(p, "*") {
+			if strings.Contains(padded, " "+strings.TrimSuffix(p, "*")) {
+				return true
+			}
+			continue
+		}
+		if strings.Contains(padded, " "+p+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// Words that send a question to the web. Strong ones do so always; weak
+// ones only when the question is not about the company's own things.
+var (
+	strongWeb = []string{
+		"news", "headline", "headlines", "weather", "forecast", "this morning", "this afternoon",
+		"tonight", "right now", "current price", "stock price", "share price", "exchange rate",
+		"stock market", "breaking",
+	}
+	weakWeb = []string{
+		"now", "today", "todays", "yesterday", "latest", "currently", "this week", "recent",
+		"recently", "announc*", "stock", "stocks", "price", "prices", "release", "released",
+		"election", "score",
+	}
+	internalWords = []string{
+		"our", "we", "us", "my", "internal", "company", "team", "policy", "policies", "handbook",
+		"wiki", "doc", "docs", "document", "documents", "channel", "slack", "discord",
+	}
+)
+
+// greetingWords make up a greeting when every word of a question is one.
+var greetingWords = setOf(`hi hello hey heya hiya yo howdy greetings good morning afternoon evening
+day there thanks thank you thx ty cheers ok okay bye goodbye switchboard bot all folks team`)
+
+// identityPhrases ask what the bot is. "help" counts only on its own:
+// "help with refunds" is a question about refunds.
+var identityPhrases = []string{
+	"who are you", "what are you", "what can you do", "what do you do", "how do you work",
+	"are you a bot", "what is switchboard", "who is switchboard",
+}
+
+var identityExact = setOf(`help`)
+
+// smallTalk recognises greetings and questions about the bot, which the
+// direct route answers without looking anything up.
+func smallTalk(toks []token, padded string) (string, bool) {
+	if len(toks) == 0 || len(toks) > 8 {
+		return "", false
+	}
+	all := true
+	for _, t := range toks {
+		all = all && greetingWords[t.lower]
+	}
+	if all {
+		return reasonGreeting, true
+	}
+	if len(toks) == 1 && identityExact[toks[0].lower] {
+		return reasonIdentity, true
+	}
+	for _, p := range identityPhrases {
+		if len(toks) <= 6 && strings.Contains(padded, " "+p+" ") {
+			return reasonIdentity, true
+		}
+	}
+	return "", false
+}
+
+// Relation vocabulary, by stem. Verbs state a relation ("supplies"); nouns
+// name one side of it ("suppliers").
+var (
+	relationVerbs = stemsOf(`connect supply buy purchase own manage depend relate sell integrate
+partner employ hire subcontract distribute ship`)
+	relationPhrases = []string{
+		"works with", "work with", "working with", "reports to", "report to", "reporting to",
+		"works for", "work for", "belongs to", "sold to", "supplied by", "owned by", "managed by",
+		"used by", "connected to", "linked to", "related to", "depends on", "depend on", "buys from",
+	}
+	relationNouns = stemsOf(`supplier customer client vendor partner owner manager subsidiary
+dependency relationship relation connection distributor shipper reseller`)
+	// docWords mark a question about a document even when it names a
+	// relation: "Which customers are eligible for refunds?" wants the policy.
+	docWords = setOf(`policy policies procedure process handbook guide guideline eligible
+eligibility rule rules allowed document documentation how`)
+	whoWhich = setOf(`who whom whose which`)
+	topWords = setOf(`top biggest largest main major best key`)
+)
+
+// isGraph reports whether a question asks about relations between
+// entities, and says which. It is a graph question when
+//   - it asks who/which/what with a relation verb ("Which suppliers are
+//     connected to…", "What depends on the billing service?");
+//   - it asks who/which about a relation noun ("Who are our suppliers?"),
+//     unless it is about a document (policy, process, eligibility);
+//   - it names a known entity together with a relation word;
+//   - it asks for the "top N customers" (or suppliers, vendors…).
+func isGraph(toks []token, padded string, entities []string) (string, bool) {
+	var verb, wh, what, doc bool
+	var nouns []string
+	seenNoun := make(map[string]bool)
+	for _, t := range toks {
+		switch {
+		case relationVerbs[t.stem] && t.lower != "own": // "my own laptop" relates nothing
+			verb = true
+		case relationNouns[t.stem]:
+			if !seenNoun[t.stem] {
+				seenNoun[t.stem] = true
+				nouns = append(nouns, plural(t.stem))
+			}
+		}
+		wh = wh || whoWhich[t.lower]
+		what = what || t.lower == "what" || t.lower == "list"
+		doc = doc || docWords[t.lower]
+	}
+	verb = verb || hasAny(padded, relationPhrases)
+	top := topN(toks)
+	ok := ((wh || what) && verb) ||
+		(wh && len(nouns) > 0 && !doc) ||
+		(len(entities) > 0 && (verb || len(nouns) > 0)) ||
+		top
+	if !ok {
+		return "", false
+	}
+	return graphReason(entities, nouns), true
+}
+
+// plural writes a relation noun's stem in the plural for a reason:
+// "supplier" → "suppliers", "dependency" → "dependencies".
+func plural(stem string) string {
+	if strings.HasSuffix(stem, "y") {
+		return strings.TrimSuffix(stem, "y") + "ies"
+	}
+	return stem + "s"
+}
+
+// stemsOf is setOf for stems, so that the lists can be written in plain words.
+func stemsOf(words string) map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(words) {
+		m[stem(w)] = true
+	}
+	return m
+}
+
+// topN recognises "top 3 customers", "top ten suppliers", "our biggest
+// clients": a ranking word, at most two words, then a relation noun.
+func topN(toks []token) bool {
+	for i, t := range toks {
+		if !topWords[t.lower] {
+			continue
+		}
+		for j := i + 1; j < len(toks) && j <= i+3; j++ {
+			if relationNouns[toks[j].stem] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// graphReason names what a graph question is about: the entities it
+// mentions, or else the kinds of thing it relates.
+func graphReason(entities, nouns []string) string {
+	if len(entities) > 0 {
+		names := entities
+		if len(names) > 3 {
+			names = append(append([]string(nil), names[:3]...), "others")
+		}
+		if len(names) == 1 {
+			return "asks what " + names[0] + " is connected to"
+		}
+		return "asks how " + joinList(names) + " are connected"
+	}
+	switch len(nouns) {
+	case 0:
+		return "asks about relationships in the knowledge graph"
+	case 1:
+		return "asks about " + nouns[0] + " and their connections"
+	}
+	return "asks how " + nouns[0] + " relate to " + joinList(nouns[1:min(len(nouns), 3)])
+}

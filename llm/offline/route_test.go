@@ -1,0 +1,120 @@
+package offline
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// fakeEntities is an EntityMatcher over a fixed list of names: it returns
+// those the text mentions, ignoring case.
+type fakeEntities struct {
+	names []string
+	err   error
+}
+
+var _ EntityMatcher = (*fakeEntities)(nil)
+
+func (f *fakeEntities) MatchEntities(ctx context.Context, text string) ([]string, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	var out []string
+	lower := strings.ToLower(text)
+	for _, n := range f.names {
+		if strings.Contains(lower, strings.ToLower(n)) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+func testBrain() *Brain {
+	return New(&fakeEntities{names: []string{"Acme Corp", "Globex", "Initech", "billing service"}})
+}
+
+func TestRoute(t *testing.T) {
+	tests := []struct {
+		question string
+		route    agent.Route
+		reason   string // substring of the reason, if set
+	}{
+		// Arithmetic goes to the calculator.
+		{"What is 15% of 340?", agent.RouteDirect, "arithmetic"},
+		{"12 * (3+4)", agent.RouteDirect, "arithmetic"},
+		{"what's 2^10", agent.RouteDirect, "arithmetic"},
+		{"sqrt 144", agent.RouteDirect, "arithmetic"},
+		{"What is the square root of 144?", agent.RouteDirect, "arithmetic"},
+		{"calculate 1,200 divided by 4", agent.RouteDirect, "arithmetic"},
+		{"What is 5/0?", agent.RouteDirect, "arithmetic"},
+		// Small talk is answered directly.
+		{"hi", agent.RouteDirect, "greeting"},
+		{"Good morning!", agent.RouteDirect, "greeting"},
+		{"Who are you?", agent.RouteDirect, "Switchboard"},
+		{"help", agent.RouteDirect, "Switchboard"},
+		{"help with refunds", agent.RouteVector, ""},
+		// Current events go to the web.
+		{"What did the Fed announce this morning?", agent.RouteWeb, "current events"},
+		{"What's the weather in Berlin today?", agent.RouteWeb, "current events"},
+		{"What is the current price of bitcoin?", agent.RouteWeb, "current events"},
+		{"Latest news about OpenAI", agent.RouteWeb, "current events"},
+		{"How is the Apple stock doing today?", agent.RouteWeb, "current events"},
+		// Relations go to the graph.
+		{"Which suppliers are connected to our top 3 customers?", agent.RouteGraph, "suppliers relate to customers"},
+		{"Who supplies Acme Corp?", agent.RouteGraph, "Acme Corp"},
+		{"How are Acme Corp and Globex related?", agent.RouteGraph, "Acme Corp and Globex"},
+		{"What depends on the billing service?", agent.RouteGraph, "billing service"},
+		{"Who are our suppliers?", agent.RouteGraph, "suppliers"},
+		{"List our top five customers", agent.RouteGraph, "customers"},
+		{"Who does Maria report to?", agent.RouteGraph, ""},
+		{"Which vendors does Initech buy from?", agent.RouteGraph, "Initech"},
+		{"Who supplies Acme Corp now?", agent.RouteGraph, "Acme Corp"}, // graph before weak time words
+		// Everything else is in the documents.
+		{"What is our refund policy?", agent.RouteVector, "internal documents"},
+		{"How many vacation days do employees get?", agent.RouteVector, "internal documents"},
+		{"What is our data retention policy for EU customers?", agent.RouteVector, ""},
+		{"Which customers are eligible for refunds?", agent.RouteVector, ""},
+		{"What is Acme Corp's refund policy?", agent.RouteVector, ""},
+		{"What's the latest version of our security policy?", agent.RouteVector, ""},
+		{"How do I reset my VPN password?", agent.RouteVector, ""},
+		{"What is 2024 revenue?", agent.RouteVector, ""},
+		{"Can I use my own laptop?", agent.RouteVector, ""},
+		{"", agent.RouteVector, ""},
+	}
+	b := testBrain()
+	for _, tt := range tests {
+		t.Run(tt.question, func(t *testing.T) {
+			got, err := b.Route(context.Background(), tt.question)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Route != tt.route || !strings.Contains(got.Reason, tt.reason) {
+				t.Errorf("Route(%q) = %s %q, want %s with reason containing %q", tt.question, got.Route, got.Reason, tt.route, tt.reason)
+			}
+			if got.Reason == "" {
+				t.Error("empty reason")
+			}
+		})
+	}
+}
+
+func TestRouteWithoutEntities(t *testing.T) {
+	// No matcher, and a failing one: the words alone decide.
+	for _, b := range []*Brain{New(nil), New(&fakeEntities{err: errors.New("graph down")})} {
+		got, err := b.Route(context.Background(), "Which suppliers are connected to our top 3 customers?")
+		if err != nil || got.Route != agent.RouteGraph {
+			t.Errorf("Route = %v, %v; want graph", got, err)
+		}
+	}
+}
+
+func TestRouteCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := testBrain().Route(ctx, "hi"); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}

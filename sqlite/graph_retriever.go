@@ -1,0 +1,628 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+var _ agent.Retriever = (*GraphRetriever)(nil)
+
+// Bounds of the graph walk.
+const (
+	defaultHops     = 2
+	defaultMaxEdges = 40   // facts in one document
+	nodeFanout      = 15   // edges read per node, so one hub cannot fill a document alone
+	maxLabelNodes   = 25   // entities listed for a label ("customers")
+	maxRankedNodes  = 5000 // nodes of one label read to rank them
+	defaultTopN     = 5    // "top customers" without a number
+	maxTopN         = 50
+	maxNeighbours   = 20 // related entities whose properties are listed
+)
+
+// GraphRetriever is the graph route over the embedded store: an
+// entity-neighbourhood walk. It finds where to start in the query, in this
+// order, and answers from the first step that finds anything:
+//
+//  1. Rankings. "top 3 customers", "5 largest suppliers": a ranking word
+//     (top, largest, biggest) near a word naming a label, with an optional
+//     number (default 5). The label's nodes are ordered by a numeric
+//     property: one whose name the query mentions ("by orders"), else the
+//     first present of revenue, sales, turnover, spend, orders, volume,
+//     amount, value, ARR, MRR, score, rank — highest first, except rank
+//     and position, lowest first. Values like "$1.2M" and "3,400" parse.
+//     Without such a property the question falls through to step 3.
+//  2. Named entities: nodes whose names the query mentions, as
+//     GraphStore.MatchEntities finds them. One document per entity.
+//  3. Labels and name fragments: words that name a label ("customers" →
+//     Customer) give one document listing that label's entities, and the
+//     remaining words match the start of words in node names ("Globex" →
+//     "Globex Corporation"), one document per entity.
+//
+// From the start nodes it walks Hops hops along edges in both directions,
+// reading at most MaxEdges edges per document. Each document lists the
+// facts as lines "Name (Label) -[TYPE]-> Name (Label) {props}", the start
+// entity's properties and those of its neighbours, so the generator has
+// short lines to cite.
+//
+// The graph has no workspaces: every scope sees all of it.
+type GraphRetriever struct {
+	g *GraphStore
+
+	// Hops is how far the walk goes from a named entity: 1 or 2. Zero
+	// means 2. Lists and rankings walk one hop.
+	Hops int
+	// MaxEdges bounds the facts in one document. Zero means 40.
+	MaxEdges int
+}
+
+// NewGraphRetriever returns a GraphRetriever over g.
+func NewGraphRetriever(g *GraphStore) *GraphRetriever {
+	return &GraphRetriever{g: g}
+}
+
+// Retrieve returns up to req.Limit (default 6) documents describing the
+// parts of the graph that req.Query (or req.Question) is about, best
+// first. No match is not an error: it returns no documents.
+func (r *GraphRetriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Document, error) {
+	query := strings.TrimSpace(req.Query)
+	if query == "" {
+		query = strings.TrimSpace(req.Question)
+	}
+	if query == "" {
+		return nil, nil
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	docs, err := r.retrieve(ctx, query, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: graph retrieve %.80q: %w", query, err)
+	}
+	for i := range docs {
+		docs[i].Score = 1 / float64(i+1)
+		docs[i].Route = agent.RouteGraph
+	}
+	return docs, nil
+}
+
+func (r *GraphRetriever) retrieve(ctx context.Context, query string, limit int) ([]agent.Document, error) {
+	idx, err := r.g.entities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	qtoks := tokens(query, maxQueryTokens)
+
+	if t, ok := parseTop(qtoks, idx.labels); ok {
+		doc, ok, err := r.ranking(ctx, t, qtoks)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return []agent.Document{doc}, nil
+		}
+	}
+
+	starts, err := r.g.nodesByNames(ctx, idx.match(query), limit)
+	if err != nil {
+		return nil, err
+	}
+	if len(starts) > 0 {
+		return r.neighbourhoods(ctx, starts, query)
+	}
+
+	var docs []agent.Document
+	labels, rest := labelWords(qtoks, idx.labels)
+	for _, l := range labels {
+		if len(docs) == limit {
+			return docs, nil
+		}
+		doc, ok, err := r.labelList(ctx, l)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			docs = append(docs, doc)
+		}
+	}
+	starts, err = r.nodesByFragments(ctx, rest, limit-len(docs))
+	if err != nil {
+		return nil, err
+	}
+	more, err := r.neighbourhoods(ctx, starts, query)
+	if err != nil {
+		return nil, err
+	}
+	return append(docs, more...), nil
+}
+
+func (r *GraphRetriever) hops() int {
+	if r.Hops == 1 {
+		return 1
+	}
+	return defaultHops
+}
+
+func (r *GraphRetriever) maxEdges() int {
+	if r.MaxEdges > 0 {
+		return r.MaxEdges
+	}
+	return defaultMaxEdges
+}
+
+// walk reads the edges around starts breadth first, up to hops hops and
+// limit edges, and returns them nearest first with the number of hops that
+// found anything. Each node of a hop gets an equal share of the edges
+// left, at least two, so that one hub cannot crowd out its siblings.
+func (r *GraphRetriever) walk(ctx context.Context, starts []node, hops, limit int) ([]fact, int, error) {
+	var facts []fact
+	reached := 0
+	seenEdge := map[int64]bool{}
+	seenNode := map[string]bool{}
+	var frontier []string
+	for _, n := range starts {
+		seenNode[n.ID] = true
+		frontier = append(frontier, n.ID)
+	}
+	for hop := 1; hop <= hops && len(frontier) > 0; hop++ {
+		share := max(2, (limit-len(facts))/len(frontier))
+		var next []string
+		for _, id := range frontier {
+			if len(facts) >= limit {
+				return facts, reached, nil
+			}
+			// Reading more than the share leaves room for the edges
+			// already listed, which come back from their other end.
+			fs, err := r.g.edgesOf(ctx, id, nodeFanout)
+			if err != nil {
+				return nil, 0, fmt.Errorf("walk from %q: %w", id, err)
+			}
+			added := 0
+			for _, f := range fs {
+				if added == share || len(facts) == limit {
+					break
+				}
+				if seenEdge[f.id] {
+					continue
+				}
+				seenEdge[f.id] = true
+				facts = append(facts, f)
+				added++
+				reached = hop
+				for _, other := range []string{f.src.ID, f.dst.ID} {
+					if !seenNode[other] {
+						seenNode[other] = true
+						next = append(next, other)
+					}
+				}
+			}
+		}
+		frontier = next
+	}
+	return facts, reached, nil
+}
+
+// neighbourhoods returns one document per start node.
+func (r *GraphRetriever) neighbourhoods(ctx context.Context, starts []node, query string) ([]agent.Document, error) {
+	var docs []agent.Document
+	for _, n := range starts {
+		facts, reached, err := r.walk(ctx, []node{n}, r.hops(), r.maxEdges())
+		if err != nil {
+			return nil, err
+		}
+		var b strings.Builder
+		b.WriteString("Entity: " + nodeLine(n) + "\n")
+		where := fmt.Sprintf("graph: neighbourhood of %s (%s)", n.Name, plural(reached, "hop"))
+		if len(facts) == 0 {
+			b.WriteString("\nNo relations recorded.\n")
+			where = fmt.Sprintf("graph: entity %s (no relations)", n.Name)
+		} else {
+			if err := r.writeConnections(ctx, &b, []node{n}, tokens(query, maxQueryTokens), n.Label); err != nil {
+				return nil, err
+			}
+			writeFacts(&b, "Relations", facts)
+			writeNeighbours(&b, facts, map[string]bool{n.ID: true})
+		}
+		md := factMetadata(facts)
+		md["node"], md["label"], md["hops"] = n.ID, n.Label, strconv.Itoa(reached)
+		docs = append(docs, agent.Document{
+			ID:       "graph:" + n.ID,
+			Title:    "Knowledge graph: neighbourhood of " + n.Name,
+			Location: where,
+			Content:  strings.TrimRight(b.String(), "\n"),
+			Metadata: md,
+		})
+	}
+	return docs, nil
+}
+
+// writeConnections adds, for each label the question names other than the
+// starts' own ("suppliers" in "suppliers connected to our top customers"),
+// the paths from the starts to entities of that label, listed first
+// because they answer the question directly.
+func (r *GraphRetriever) writeConnections(ctx context.Context, b *strings.Builder, starts []node, qtoks []string, own string) error {
+	idx, err := r.g.entities(ctx)
+	if err != nil {
+		return err
+	}
+	labels, _ := labelWords(qtoks, idx.labels)
+	for _, l := range labels {
+		if strings.EqualFold(l, own) {
+			continue
+		}
+		lines, err := r.connections(ctx, starts, l)
+		if err != nil {
+			return err
+		}
+		if len(lines) == 0 {
+			fmt.Fprintf(b, "\nNo %s entity is connected to these within %d hops.\n", l, maxPathHops)
+			continue
+		}
+		fmt.Fprintf(b, "\nConnections to %s entities:\n", l)
+		for _, line := range lines {
+			b.WriteString(line + "\n")
+		}
+	}
+	return nil
+}
+
+// labelList returns one document listing the entities of a label and
+// their direct relations; ok is false when the label has no nodes.
+func (r *GraphRetriever) labelList(ctx context.Context, label string) (agent.Document, bool, error) {
+	var total int
+	if err := r.g.db.db.QueryRowContext(ctx, `SELECT count(*) FROM nodes WHERE label = ? COLLATE NOCASE`,
+		label).Scan(&total); err != nil {
+		return agent.Document{}, false, err
+	}
+	nodes, err := r.g.queryNodes(ctx, `SELECT id, label, name, props FROM nodes
+		WHERE label = ? COLLATE NOCASE ORDER BY name, id LIMIT ?`, label, maxLabelNodes)
+	if err != nil || len(nodes) == 0 {
+		return agent.Document{}, false, err
+	}
+	facts, _, err := r.walk(ctx, nodes, 1, r.maxEdges())
+	if err != nil {
+		return agent.Document{}, false, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s entities (%d of %d):\n", label, len(nodes), total)
+	for _, n := range nodes {
+		b.WriteString(nodeLine(n) + "\n")
+	}
+	writeFacts(&b, "Relations", facts)
+	md := factMetadata(facts)
+	md["label"] = label
+	return agent.Document{
+		ID:       "graph:label:" + label,
+		Title:    "Knowledge graph: " + label + " entities",
+		Location: fmt.Sprintf("graph: %s entities (%d of %d) and their relations (1 hop)", label, len(nodes), total),
+		Content:  strings.TrimRight(b.String(), "\n"),
+		Metadata: md,
+	}, true, nil
+}
+
+// nodesByFragments returns up to limit nodes with a name word starting
+// with one of the words, skipping stopwords and words under three letters.
+func (r *GraphRetriever) nodesByFragments(ctx context.Context, words []string, limit int) ([]node, error) {
+	var out []node
+	seen := map[string]bool{}
+	for _, w := range words {
+		if len(out) >= limit {
+			break
+		}
+		if stopwords[w] || len([]rune(w)) < 3 {
+			continue
+		}
+		// Words hold only letters and digits, so they carry no LIKE
+		// wildcards.
+		ns, err := r.g.queryNodes(ctx, `SELECT id, label, name, props FROM nodes
+			WHERE name_norm LIKE :w || '%' OR name_norm LIKE '% ' || :w || '%'
+			ORDER BY length(name_norm), id LIMIT :n`, sql.Named("w", w), sql.Named("n", limit))
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range ns {
+			if !seen[n.ID] && len(out) < limit {
+				seen[n.ID] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
+}
+
+// labelWords splits query words into the labels they name ("suppliers" →
+// Supplier), in order of mention, and the other words.
+func labelWords(toks []string, labels map[string]string) (found []string, rest []string) {
+	seen := map[string]bool{}
+	for _, t := range toks {
+		l, ok := labels[t]
+		if !ok {
+			l, ok = labels[singular(t)]
+		}
+		switch {
+		case !ok:
+			rest = append(rest, t)
+		case !seen[l]:
+			seen[l] = true
+			found = append(found, l)
+		}
+	}
+	return found, rest
+}
+
+// topQuery is a parsed "top N <label>" question.
+type topQuery struct {
+	n     int
+	label string
+}
+
+var rankWords = map[string]bool{"top": true, "largest": true, "biggest": true, "leading": true}
+
+var numberWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+	"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twenty": 20}
+
+func countWord(t string) (int, bool) {
+	if n, ok := numberWords[t]; ok {
+		return n, true
+	}
+	n, err := strconv.Atoi(t)
+	return n, err == nil && n > 0
+}
+
+// parseTop recognises "top 3 customers", "top customers", "5 largest
+// suppliers", "the three biggest customers by revenue": a ranking word, a
+// count just before or after it, and a label within the next three words.
+func parseTop(toks []string, labels map[string]string) (topQuery, bool) {
+	for i, t := range toks {
+		if !rankWords[t] {
+			continue
+		}
+		n, j := 0, i+1
+		if j < len(toks) {
+			if c, ok := countWord(toks[j]); ok {
+				n, j = c, j+1
+			}
+		}
+		if n == 0 && i > 0 {
+			n, _ = countWord(toks[i-1])
+		}
+		for k := j; k < len(toks) && k < j+3; k++ {
+			l, ok := labels[toks[k]]
+			if !ok {
+				l, ok = labels[singular(toks[k])]
+			}
+			if ok {
+				if n <= 0 {
+					n = defaultTopN
+				}
+				return topQuery{n: min(n, maxTopN), label: l}, true
+			}
+		}
+	}
+	return topQuery{}, false
+}
+
+// rankKeys are the properties a ranking uses when the question names none,
+// in order of preference; ascending ones rank 1 first.
+var (
+	rankKeys  = []string{"revenue", "sales", "turnover", "spend", "orders", "volume", "amount", "value", "arr", "mrr", "score", "rank", "ranking", "position"}
+	ascending = map[string]bool{"rank": true, "ranking": true, "position": true}
+)
+
+// ranking answers a topQuery; ok is false when the label's nodes have no
+// numeric property to rank by.
+func (r *GraphRetriever) ranking(ctx context.Context, t topQuery, qtoks []string) (agent.Document, bool, error) {
+	nodes, err := r.g.queryNodes(ctx, `SELECT id, label, name, props FROM nodes
+		WHERE label = ? COLLATE NOCASE ORDER BY id LIMIT ?`, t.label, maxRankedNodes)
+	if err != nil || len(nodes) == 0 {
+		return agent.Document{}, false, err
+	}
+	key, asc := rankKey(nodes, qtoks)
+	if key == "" {
+		return agent.Document{}, false, nil
+	}
+	type ranked struct {
+		n node
+		v float64
+	}
+	var rs []ranked
+	for _, n := range nodes {
+		if v, ok := parseNumber(n.Props[key]); ok {
+			rs = append(rs, ranked{n, v})
+		}
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].v != rs[j].v {
+			return (rs[i].v < rs[j].v) == asc
+		}
+		return rs[i].n.Name < rs[j].n.Name
+	})
+	withKey := len(rs)
+	if len(rs) > t.n {
+		rs = rs[:t.n]
+	}
+	order := "highest first"
+	if asc {
+		order = "lowest first"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Top %d %s by %s (%s, of %d %s entities with a %s):\n",
+		len(rs), t.label, key, order, withKey, t.label, key)
+	top := make([]node, len(rs))
+	for i, x := range rs {
+		top[i] = x.n
+		fmt.Fprintf(&b, "%d. %s\n", i+1, nodeLine(x.n))
+	}
+	facts, _, err := r.walk(ctx, top, 1, r.maxEdges())
+	if err != nil {
+		return agent.Document{}, false, err
+	}
+	if err := r.writeConnections(ctx, &b, top, qtoks, t.label); err != nil {
+		return agent.Document{}, false, err
+	}
+	writeFacts(&b, "Relations of these entities", facts)
+	md := factMetadata(facts)
+	md["label"], md["ranked_by"], md["top"] = t.label, key, strconv.Itoa(len(rs))
+	return agent.Document{
+		ID:       fmt.Sprintf("graph:top:%s:%s:%d", t.label, key, len(rs)),
+		Title:    fmt.Sprintf("Knowledge graph: top %d %s by %s", len(rs), t.label, key),
+		Location: fmt.Sprintf("graph: %s entities ranked by %s (top %d of %d)", t.label, key, len(rs), withKey),
+		Content:  strings.TrimRight(b.String(), "\n"),
+		Metadata: md,
+	}, true, nil
+}
+
+// rankKey picks the numeric property to rank nodes by: one the query
+// names, else the first of rankKeys that some node has. Property names are
+// compared on their words, so "orders" finds "order_count".
+func rankKey(nodes []node, qtoks []string) (key string, asc bool) {
+	numeric := map[string][]string{} // property → its words
+	for _, n := range nodes {
+		for k, v := range n.Props {
+			if _, ok := numeric[k]; !ok {
+				if _, ok := parseNumber(v); ok {
+					numeric[k] = tokens(k, 8)
+				}
+			}
+		}
+	}
+	keys := make([]string, 0, len(numeric))
+	for k := range numeric {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	isAsc := func(k string) bool {
+		for _, w := range numeric[k] {
+			if ascending[w] {
+				return true
+			}
+		}
+		return false
+	}
+	has := func(k, w string) bool {
+		for _, kw := range numeric[k] {
+			if kw == w || singular(kw) == singular(w) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, q := range qtoks {
+		if stopwords[q] {
+			continue
+		}
+		for _, k := range keys {
+			if has(k, q) {
+				return k, isAsc(k)
+			}
+		}
+	}
+	for _, w := range rankKeys {
+		for _, k := range keys {
+			if has(k, w) {
+				return k, isAsc(k)
+			}
+		}
+	}
+	return "", false
+}
+
+// parseNumber reads amounts as people write them: "1200", "3,400",
+// "$1.2M", "EUR 5k", "12%".
+func parseNumber(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	for _, p := range []string{"usd", "eur", "gbp", "$", "€", "£", "¥"} {
+		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
+			s = strings.TrimSpace(s[len(p):])
+		}
+	}
+	s = strings.NewReplacer(",", "", "_", "", " ", "", "%", "").Replace(s)
+	mult := 1.0
+	low := strings.ToLower(s)
+	for _, u := range []struct {
+		suffix string
+		m      float64
+	}{{"bn", 1e9}, {"mn", 1e6}, {"k", 1e3}, {"m", 1e6}, {"b", 1e9}} {
+		if strings.HasSuffix(low, u.suffix) {
+			s, mult = s[:len(s)-len(u.suffix)], u.m
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v * mult, true
+}
+
+// nodeLine is a node with its properties: "Globex (Customer) {revenue: 5}".
+func nodeLine(n node) string {
+	if p := formatProps(n.Props, maxPropsShown); p != "" {
+		return n.ref() + " " + p
+	}
+	return n.ref()
+}
+
+func writeFacts(b *strings.Builder, heading string, facts []fact) {
+	if len(facts) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s:\n", heading)
+	for _, f := range facts {
+		b.WriteString(f.String() + "\n")
+	}
+}
+
+// writeNeighbours lists the properties of the entities the facts reach,
+// other than skip, so that "Globex's revenue" is in the document too.
+func writeNeighbours(b *strings.Builder, facts []fact, skip map[string]bool) {
+	var lines []string
+	for _, f := range facts {
+		for _, n := range []node{f.src, f.dst} {
+			if skip[n.ID] || len(n.Props) == 0 || len(lines) == maxNeighbours {
+				continue
+			}
+			skip[n.ID] = true
+			lines = append(lines, nodeLine(n))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("\nRelated entities:\n")
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+}
+
+// factMetadata records how many facts a document holds and where they came
+// from, for the presenter's source list.
+func factMetadata(facts []fact) map[string]string {
+	md := map[string]string{"facts": strconv.Itoa(len(facts))}
+	var origins []string
+	seen := map[string]bool{}
+	for _, f := range facts {
+		if f.origin != "" && !seen[f.origin] && len(origins) < 5 {
+			seen[f.origin] = true
+			origins = append(origins, f.origin)
+		}
+	}
+	if len(origins) > 0 {
+		md["origins"] = strings.Join(origins, ", ")
+	}
+	return md
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}

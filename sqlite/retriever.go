@@ -1,0 +1,429 @@
+package sqlite
+
+import (
+	"container/heap"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+var _ agent.Retriever = (*Retriever)(nil)
+
+// Embedder turns texts into vectors, one per text, all of the same length.
+// It is declared here because the Retriever needs it for the query;
+// implementations live with the model clients.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Retrieval tuning.
+const (
+	defaultLimit = 6  // documents returned when the request names no limit
+	rrfK         = 60 // Reciprocal Rank Fusion constant, as in the RRF paper
+	minPool      = 40 // candidates taken from each of the two rankings
+)
+
+// Retriever is the vector route over the embedded store: a hybrid search
+// that ranks chunks by FTS5 bm25 and, separately, by cosine similarity of
+// embeddings, then fuses the two rankings with Reciprocal Rank Fusion.
+// Keyword search finds exact names and codes that embeddings blur;
+// embeddings find paraphrases that share no words with the question.
+//
+// The similarity search is a brute-force scan of the chunks in scope,
+// streamed and kept in a top-k heap: for the few thousand chunks an
+// embedded store holds it costs tens of milliseconds, linear in the
+// chunks, and needs no vector index to keep in sync. Larger knowledge
+// bases belong in PostgreSQL with pgvector.
+type Retriever struct {
+	db  *DB
+	emb Embedder
+
+	// Logger hears about queries answered by keyword search alone because
+	// the query could not be embedded. Nil discards.
+	Logger *slog.Logger
+}
+
+// NewRetriever returns a Retriever over db. emb embeds the query; with a
+// nil emb the search is keyword-only.
+func NewRetriever(db *DB, emb Embedder) *Retriever {
+	return &Retriever{db: db, emb: emb}
+}
+
+// scopeSQL limits a query joined as "documents d" to what a scope may see:
+// its own workspace and the shared files (workspace ""), public documents,
+// and private ones only from the asking channel.
+const scopeSQL = `d.workspace IN (:ws, '') AND (d.private = 0 OR (:ch <> '' AND d.channel = :ch))`
+
+func scopeArgs(sc agent.Scope) []any {
+	return []any{sql.Named("ws", sc.Workspace), sql.Named("ch", sc.Channel)}
+}
+
+// Retrieve returns up to req.Limit chunks (default 6) for req.Query (or,
+// when it is empty, req.Question), best first. Score is the fused RRF
+// score. When the query cannot be embedded the keyword ranking alone is
+// used rather than failing the run.
+func (r *Retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Document, error) {
+	query := strings.TrimSpace(req.Query)
+	if query == "" {
+		query = strings.TrimSpace(req.Question)
+	}
+	if query == "" {
+		return nil, nil
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	pool := max(4*limit, minPool)
+
+	// Embedding the query is usually a call to a model API, so the keyword
+	// search runs meanwhile. The result is always received, so the
+	// goroutine never outlives the call.
+	type embedded struct {
+		vec []float32
+		ok  bool
+	}
+	qc := make(chan embedded, 1)
+	go func() {
+		v, ok := r.embedQuery(ctx, query)
+		qc <- embedded{v, ok}
+	}()
+	text, err := r.searchText(ctx, query, req.Scope, pool)
+	q := <-qc
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: retrieve %.80q: %w", query, err)
+	}
+	if err := ctx.Err(); err != nil {
+		// Not the embedder's failure: the run is over.
+		return nil, fmt.Errorf("sqlite: retrieve %.80q: %w", query, err)
+	}
+	var vec []int64
+	if q.ok {
+		vec, err = r.searchVector(ctx, q.vec, req.Scope, pool)
+		if errors.Is(err, errDimension) {
+			r.log().WarnContext(ctx, "sqlite: vector search skipped", "query", query, "err", err)
+			vec, err = nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: retrieve %.80q: %w", query, err)
+		}
+	}
+
+	docs, err := r.load(ctx, fuse(limit, text, vec))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: retrieve %.80q: %w", query, err)
+	}
+	return docs, nil
+}
+
+func (r *Retriever) log() *slog.Logger {
+	if r.Logger != nil {
+		return r.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// embedQuery embeds the query; ok is false when there is no embedder or it
+// failed, which is logged: the keyword ranking still answers.
+func (r *Retriever) embedQuery(ctx context.Context, query string) ([]float32, bool) {
+	if r.emb == nil {
+		return nil, false
+	}
+	vs, err := r.emb.Embed(ctx, []string{query})
+	if err == nil && (len(vs) != 1 || len(vs[0]) == 0) {
+		err = fmt.Errorf("embedder returned %d vectors for 1 text", len(vs))
+	}
+	if err != nil {
+		r.log().WarnContext(ctx, "sqlite: query not embedded, keyword search only", "query", query, "err", err)
+		return nil, false
+	}
+	return vs[0], true
+}
+
+// searchText returns the ids of the best bm25 matches in scope, best
+// first. A hit in the title weighs more than one in a heading, which
+// weighs more than one in the body.
+func (r *Retriever) searchText(ctx context.Context, query string, sc agent.Scope, n int) ([]int64, error) {
+	terms, err := r.selective(ctx, ftsTerms(query))
+	if err != nil {
+		return nil, err
+	}
+	match := matchExpr(terms)
+	if match == "" {
+		return nil, nil
+	}
+	args := append(scopeArgs(sc), sql.Named("q", match), sql.Named("n", n))
+	rows, err := r.db.db.QueryContext(ctx, `SELECT c.id
+		FROM chunks_fts
+		JOIN chunks c ON c.id = chunks_fts.rowid
+		JOIN documents d ON d.id = c.document_id
+		WHERE chunks_fts MATCH :q AND `+scopeSQL+`
+		ORDER BY bm25(chunks_fts, 3.0, 2.0, 1.0), c.id
+		LIMIT :n`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("full-text search: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
+	return ids, nil
+}
+
+// minCommonCheck is the store size, in chunks, from which searchText drops
+// terms that occur in most chunks; below it every query is cheap anyway.
+const minCommonCheck = 200
+
+// selective drops terms found in more than half of all chunks, as long as
+// another term remains. FTS5's bm25 clamps the IDF of such a term to
+// almost zero, so it adds nothing to any score, yet it makes nearly every
+// chunk a match and bm25 is then computed for each: "policy" in a policy
+// handbook would cost a pass over the whole index for no ranking. Counting
+// a term's matches reads only its list of chunk ids, far cheaper than
+// scoring them; it goes through MATCH, not the fts5vocab table, so that
+// the term is stemmed as the index was.
+func (r *Retriever) selective(ctx context.Context, terms []string) ([]string, error) {
+	if len(terms) < 2 {
+		return terms, nil
+	}
+	var total int
+	if err := r.db.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&total); err != nil {
+		return nil, fmt.Errorf("count chunks: %w", err)
+	}
+	if total < minCommonCheck {
+		return terms, nil
+	}
+	var kept []string
+	for _, t := range terms {
+		var n int
+		if err := r.db.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`,
+			matchExpr([]string{t})).Scan(&n); err != nil {
+			return nil, fmt.Errorf("count matches of %q: %w", t, err)
+		}
+		if 2*n <= total {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == 0 {
+		return terms, nil
+	}
+	return kept, nil
+}
+
+// errDimension means the query vector and the stored vectors differ in
+// length: the embedder was changed without re-ingesting (DB.CheckEmbedding
+// reports this at start-up).
+var errDimension = errors.New("query vector dimension differs from the stored vectors")
+
+// searchVector returns the ids of the n chunks in scope most similar to q,
+// best first. Rows are streamed and decoded in place; only the heap of the
+// n best is kept.
+func (r *Retriever) searchVector(ctx context.Context, q []float32, sc agent.Scope, n int) ([]int64, error) {
+	qn := norm(q)
+	if qn == 0 {
+		return nil, nil
+	}
+	rows, err := r.db.db.QueryContext(ctx, `SELECT c.id, c.embedding
+		FROM chunks c JOIN documents d ON d.id = c.document_id
+		WHERE c.embedding IS NOT NULL AND `+scopeSQL, scopeArgs(sc)...)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	defer rows.Close()
+	h := make(topK, 0, n+1)
+	for rows.Next() {
+		var id int64
+		var blob sql.RawBytes // valid until Next: no copy per row
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, fmt.Errorf("vector search: %w", err)
+		}
+		if len(blob) != 4*len(q) {
+			return nil, fmt.Errorf("%w: query %d, chunk %d has %d", errDimension, len(q), id, len(blob)/4)
+		}
+		score, ok := cosine(q, qn, blob)
+		if !ok || score <= 0 {
+			// Orthogonal or opposed: no evidence of relevance, so it
+			// should not earn an RRF rank.
+			continue
+		}
+		if len(h) < n {
+			heap.Push(&h, hit{id, score})
+		} else if h[0].less(hit{id, score}) {
+			h[0] = hit{id, score}
+			heap.Fix(&h, 0)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	sort.Slice(h, func(i, j int) bool { return h[j].less(h[i]) })
+	ids := make([]int64, len(h))
+	for i, x := range h {
+		ids[i] = x.id
+	}
+	return ids, nil
+}
+
+func norm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
+
+// cosine returns the cosine similarity of q (with norm qn) and the
+// little-endian float32 vector in b; ok is false for a zero vector.
+func cosine(q []float32, qn float64, b []byte) (float64, bool) {
+	var dot, bn float64
+	for i, x := range q {
+		y := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		dot += float64(x) * y
+		bn += y * y
+	}
+	if bn == 0 {
+		return 0, false
+	}
+	return dot / (qn * math.Sqrt(bn)), true
+}
+
+// hit is a scored chunk.
+type hit struct {
+	id    int64
+	score float64
+}
+
+// less orders hits worst first; equal scores prefer the lower id, so that
+// rankings are deterministic.
+func (a hit) less(b hit) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return a.id > b.id
+}
+
+// topK is a min-heap of hits: the root is the worst of the best kept.
+type topK []hit
+
+func (h topK) Len() int           { return len(h) }
+func (h topK) Less(i, j int) bool { return h[i].less(h[j]) }
+func (h topK) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *topK) Push(x any)        { *h = append(*h, x.(hit)) }
+func (h *topK) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// fuse combines rankings with Reciprocal Rank Fusion: a chunk scores
+// Σ 1/(k + rank) over the rankings it appears in. RRF needs no score
+// calibration between bm25 and cosine, which live on unrelated scales.
+func fuse(limit int, rankings ...[]int64) []hit {
+	scores := map[int64]float64{}
+	for _, ids := range rankings {
+		for i, id := range ids {
+			scores[id] += 1 / float64(rrfK+i+1)
+		}
+	}
+	hits := make([]hit, 0, len(scores))
+	for id, s := range scores {
+		hits = append(hits, hit{id, s})
+	}
+	sort.Slice(hits, func(i, j int) bool { return hits[j].less(hits[i]) })
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits
+}
+
+// load fetches the chunks of hits with their documents, in hits' order.
+func (r *Retriever) load(ctx context.Context, hits []hit) ([]agent.Document, error) {
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(hits))
+	for i, h := range hits {
+		args[i] = h.id
+	}
+	rows, err := r.db.db.QueryContext(ctx, `SELECT c.id, c.idx, c.heading, c.content,
+			d.workspace, d.key, d.title, d.location, d.metadata
+		FROM chunks c JOIN documents d ON d.id = c.document_id
+		WHERE c.id IN (?`+strings.Repeat(", ?", len(hits)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("load chunks: %w", err)
+	}
+	defer rows.Close()
+	byID := map[int64]agent.Document{}
+	for rows.Next() {
+		var (
+			id                        int64
+			idx                       int
+			heading, content          string
+			ws, key, title, loc, meta string
+		)
+		if err := rows.Scan(&id, &idx, &heading, &content, &ws, &key, &title, &loc, &meta); err != nil {
+			return nil, fmt.Errorf("load chunks: %w", err)
+		}
+		md := map[string]string{}
+		if err := json.Unmarshal([]byte(meta), &md); err != nil {
+			return nil, fmt.Errorf("load chunks: metadata of %q: %w", key, err)
+		}
+		if md == nil { // stored as JSON null
+			md = map[string]string{}
+		}
+		setDefault(md, "key", key)
+		setDefault(md, "chunk", strconv.Itoa(idx))
+		if heading != "" {
+			content = heading + "\n\n" + content
+		}
+		docID := key + "#" + strconv.Itoa(idx)
+		if ws != "" {
+			docID = ws + "/" + docID
+		}
+		byID[id] = agent.Document{
+			ID:       docID,
+			Title:    title,
+			Location: loc,
+			Content:  content,
+			Route:    agent.RouteVector,
+			Metadata: md,
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load chunks: %w", err)
+	}
+	docs := make([]agent.Document, 0, len(hits))
+	for _, h := range hits {
+		// A chunk replaced since it was ranked is simply left out.
+		if d, ok := byID[h.id]; ok {
+			d.Score = h.score
+			docs = append(docs, d)
+		}
+	}
+	return docs, nil
+}
+
+func setDefault(m map[string]string, k, v string) {
+	if _, ok := m[k]; !ok {
+		m[k] = v
+	}
+}
