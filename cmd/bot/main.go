@@ -1,10 +1,12 @@
 // Command bot is Switchboard: a Slack and Discord bot that answers a team's
 // questions from the right place. Subcommands:
 //
+//	bot serve                                   answer in Slack and Discord
 //	bot ask [--json] [--thread NAME] QUESTION   answer one question
 //	bot chat                                    a console conversation
 //	bot ingest PATH...                          load documents
 //	bot graph import NODES.csv EDGES.csv        load a knowledge graph
+//	bot migrate                                 apply database migrations
 //	bot version                                 print the build
 //
 // All wiring and configuration live in this package; nothing below cmd/
@@ -48,6 +50,10 @@ type Main struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+
+	// listening, if set, is told the address `serve` listens on (tests use
+	// HTTP_ADDR=127.0.0.1:0).
+	listening func(addr string)
 }
 
 // errUsage marks errors whose message was already printed with the usage;
@@ -67,10 +73,12 @@ func exitCode(err error) int {
 const usage = `Switchboard answers questions from your documents, knowledge graph and the web.
 
 Usage:
+  bot serve                                   answer in Slack and Discord (see README: Slack, Discord)
   bot ask [--json] [--thread NAME] QUESTION   answer one question
   bot chat [--thread NAME]                    a console conversation with follow-ups
   bot ingest PATH...                          load Markdown, text and HTML files and folders
   bot graph import NODES.csv EDGES.csv        load a knowledge graph (see examples/graph)
+  bot migrate                                 apply the database migrations (also done at start-up)
   bot config                                  list the settings (environment variables)
   bot version                                 print the version
 
@@ -97,10 +105,12 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return nil
 	}
 	run, ok := map[string]func(context.Context, *App, []string) error{
-		"ask":    m.ask,
-		"chat":   m.chat,
-		"ingest": m.ingest,
-		"graph":  m.graph,
+		"ask":     m.ask,
+		"chat":    m.chat,
+		"ingest":  m.ingest,
+		"graph":   m.graph,
+		"migrate": m.migrate,
+		"serve":   m.serve,
 	}[cmd]
 	if !ok {
 		fmt.Fprintf(m.Stderr, "bot: unknown command %q\n\n%s", cmd, usage)

@@ -6,38 +6,68 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/examples"
 	"github.com/switchboard/switchboard/ingest"
 	"github.com/switchboard/switchboard/llm"
 	"github.com/switchboard/switchboard/llm/offline"
+	"github.com/switchboard/switchboard/neo4j"
+	"github.com/switchboard/switchboard/postgres"
 	"github.com/switchboard/switchboard/sqlite"
 	"github.com/switchboard/switchboard/tavily"
 )
+
+// docStore is what the commands need of a document store.
+type docStore interface {
+	ingest.DocumentStore
+	Empty(ctx context.Context) (bool, error)
+}
+
+// graphStore is what the commands and the offline router need of a graph.
+type graphStore interface {
+	ingest.GraphWriter
+	offline.EntityMatcher
+}
 
 // App is Switchboard wired from a Config: every New… call is here, so one
 // function shows how the parts fit together.
 type App struct {
 	Config   Config
 	Log      *slog.Logger
-	DB       *sqlite.DB
-	Docs     *sqlite.DocumentStore
-	Graph    *sqlite.GraphStore
+	Model    *llm.Client // nil without a model
+	Docs     docStore
+	Graph    graphStore
 	Ingest   *ingest.Pipeline
 	Agent    *agent.Agent
 	Embedder ingest.Embedder
+	// Dedupe and Feedback serve `bot serve`: in PostgreSQL when it is
+	// configured, so that replicas share them.
+	Dedupe   bot.Deduper
+	Feedback bot.FeedbackStore
+	// Backends names the stores in use, for logs and `bot migrate`.
+	Backends []string
+
+	closers []func()
+	pings   []func(context.Context) error // what /readyz checks
 }
 
-// Open builds the App: the embedded store (loading the demo knowledge base
-// into an empty one), the model if configured, the retrievers and the agent.
-func Open(ctx context.Context, cfg Config, logw io.Writer) (*App, error) {
+// Open builds the App. Documents and thread state go to PostgreSQL when
+// DATABASE_URL is set, the graph to Neo4j when NEO4J_URI is set, and
+// anything else to the embedded SQLite file; schemas are migrated first.
+// The embedded default loads the demo knowledge base when it is empty.
+func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 	app := &App{Config: cfg, Log: newLogger(cfg, logw)}
+	defer func() {
+		if err != nil {
+			app.Close()
+		}
+	}()
 
-	var model *llm.Client
 	if cfg.ModelConfigured() {
-		var err error
-		model, err = llm.New(llm.Config{
+		app.Model, err = llm.New(llm.Config{
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL,
 			ChatModel: cfg.ChatModel, EmbeddingModel: cfg.EmbeddingModel, EmbeddingDimensions: cfg.EmbeddingDim,
 			Timeout: cfg.ModelTimeout, MaxRetries: cfg.ModelRetries,
@@ -49,48 +79,110 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (*App, error) {
 	embedderName := fmt.Sprintf("local-hash-%d", cfg.EmbeddingDim)
 	app.Embedder = offline.NewEmbedder(cfg.EmbeddingDim)
 	if cfg.Embedder == "openai" {
-		embedderName, app.Embedder = "openai:"+cfg.EmbeddingModel, model
+		embedderName, app.Embedder = "openai:"+cfg.EmbeddingModel, app.Model
 	}
 
-	db, err := sqlite.Open(ctx, cfg.DBPath())
-	if err != nil {
-		return nil, fmt.Errorf("open the embedded store (SWITCHBOARD_DATA_DIR=%s): %w", cfg.DataDir, err)
+	var embedded *sqlite.DB // opened only if some part of the data lives in it
+	openEmbedded := func() (*sqlite.DB, error) {
+		if embedded != nil {
+			return embedded, nil
+		}
+		db, err := sqlite.Open(ctx, cfg.DBPath())
+		if err != nil {
+			return nil, fmt.Errorf("open the embedded store (SWITCHBOARD_DATA_DIR=%s): %w", cfg.DataDir, err)
+		}
+		app.closers = append(app.closers, func() { db.Close() })
+		embedded = db
+		return db, nil
 	}
-	app.DB = db
-	if err := db.CheckEmbedding(ctx, embedderName, cfg.EmbeddingDim); err != nil {
-		db.Close()
-		return nil, err
+
+	retrievers := map[agent.Route]agent.Retriever{}
+	var threads agent.Checkpointer
+	if cfg.DatabaseURL != "" {
+		db, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{EmbeddingDim: cfg.EmbeddingDim, Embedder: embedderName, Logger: app.Log})
+		if err != nil {
+			return nil, fmt.Errorf("connect to DATABASE_URL: %w", err)
+		}
+		app.closers = append(app.closers, db.Close)
+		if err := db.Migrate(ctx); err != nil {
+			return nil, err
+		}
+		if err := db.CheckEmbedding(ctx, embedderName, cfg.EmbeddingDim); err != nil {
+			return nil, err
+		}
+		app.Docs = postgres.NewDocumentStore(db)
+		retrievers[agent.RouteVector] = postgres.NewRetriever(db, app.Embedder)
+		threads = postgres.NewCheckpointer(db)
+		app.Dedupe = postgresDeduper{postgres.NewEvents(db)}
+		app.Feedback = postgres.NewFeedback(db)
+		app.pings = append(app.pings, db.Ping)
+		app.Backends = append(app.Backends, "documents and threads: PostgreSQL")
+	} else {
+		db, err := openEmbedded()
+		if err != nil {
+			return nil, err
+		}
+		if err := db.CheckEmbedding(ctx, embedderName, cfg.EmbeddingDim); err != nil {
+			return nil, err
+		}
+		app.Docs = sqlite.NewDocumentStore(db, embedderName)
+		vector := sqlite.NewRetriever(db, app.Embedder)
+		vector.Logger = app.Log
+		retrievers[agent.RouteVector] = vector
+		threads = sqlite.NewCheckpointer(db)
+		app.Feedback = sqlite.NewFeedback(db)
+		app.Backends = append(app.Backends, "documents and threads: SQLite "+cfg.DBPath())
 	}
-	app.Docs = sqlite.NewDocumentStore(db, embedderName)
-	app.Graph = sqlite.NewGraphStore(db)
+
+	if cfg.Neo4jURI != "" {
+		g, err := neo4j.Open(ctx, neo4j.Config{URI: cfg.Neo4jURI, User: cfg.Neo4jUser, Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase, Logger: app.Log})
+		if err != nil {
+			return nil, fmt.Errorf("connect to NEO4J_URI: %w", err)
+		}
+		app.closers = append(app.closers, func() { g.Close(context.WithoutCancel(ctx)) })
+		if err := g.Migrate(ctx); err != nil {
+			return nil, err
+		}
+		app.Graph = g
+		app.pings = append(app.pings, g.Ping)
+		gr := neo4j.NewGraphRetriever(g)
+		gr.Logger = app.Log
+		if app.Model != nil {
+			gr.Writer = llm.NewBrain(app.Model)
+		}
+		retrievers[agent.RouteGraph] = gr
+		app.Backends = append(app.Backends, "graph: Neo4j")
+	} else {
+		db, err := openEmbedded()
+		if err != nil {
+			return nil, err
+		}
+		gs := sqlite.NewGraphStore(db)
+		app.Graph = gs
+		retrievers[agent.RouteGraph] = sqlite.NewGraphRetriever(gs)
+		app.Backends = append(app.Backends, "graph: SQLite "+cfg.DBPath())
+	}
+
+	if cfg.TavilyKey != "" {
+		retrievers[agent.RouteWeb] = tavily.New(tavily.Config{APIKey: cfg.TavilyKey, BaseURL: cfg.TavilyBaseURL})
+	}
 	app.Ingest = &ingest.Pipeline{Store: app.Docs, Embedder: app.Embedder}
-	if cfg.Demo {
+	if cfg.Demo && cfg.DatabaseURL == "" && cfg.Neo4jURI == "" {
 		if err := app.loadDemo(ctx); err != nil {
-			db.Close()
 			return nil, err
 		}
 	}
 
-	vector := sqlite.NewRetriever(db, app.Embedder)
-	vector.Logger = app.Log
-	retrievers := map[agent.Route]agent.Retriever{
-		agent.RouteVector: vector,
-		agent.RouteGraph:  sqlite.NewGraphRetriever(app.Graph),
-	}
-	if cfg.TavilyKey != "" {
-		retrievers[agent.RouteWeb] = tavily.New(tavily.Config{APIKey: cfg.TavilyKey, BaseURL: cfg.TavilyBaseURL})
-	}
 	acfg := agent.Config{
 		Offline:      offline.New(app.Graph),
 		Retrievers:   retrievers,
-		Checkpointer: sqlite.NewCheckpointer(db),
+		Checkpointer: threads,
 		Budgets:      agent.Budgets{MaxQuestionChars: cfg.MaxQuestionChars},
 	}
-	if model != nil {
-		acfg.Model = llm.NewBrain(model)
+	if app.Model != nil {
+		acfg.Model = llm.NewBrain(app.Model)
 	}
 	if app.Agent, err = agent.New(acfg); err != nil {
-		db.Close()
 		return nil, err
 	}
 	return app, nil
@@ -121,8 +213,32 @@ func (app *App) loadDemo(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the store.
-func (app *App) Close() error { return app.DB.Close() }
+// Ready checks that the configured backends answer.
+func (app *App) Ready(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for _, ping := range app.pings {
+		if err := ping(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// postgresDeduper shares chat de-duplication between replicas.
+type postgresDeduper struct{ events *postgres.Events }
+
+func (d postgresDeduper) FirstSeen(ctx context.Context, key string) (bool, error) {
+	return d.events.MarkProcessed(ctx, "chat", key)
+}
+
+// Close releases the stores, last opened first.
+func (app *App) Close() {
+	for i := len(app.closers) - 1; i >= 0; i-- {
+		app.closers[i]()
+	}
+	app.closers = nil
+}
 
 func newLogger(cfg Config, w io.Writer) *slog.Logger {
 	var level slog.Level

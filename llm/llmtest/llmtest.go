@@ -13,6 +13,7 @@
 //	check    {"grounded":true,"unsupported":[]}
 //	condense {"question":"…"} (only asked when the thread has history)
 //	direct   plain text
+//	cypher   {"cypher":"MATCH … RETURN … LIMIT n"} (llm.Brain.WriteCypher, for the Neo4j graph route)
 //
 // and the fake dispatches on that task name. A test scripts the replies it
 // needs, and each task's replies are used in order, the last one repeating:

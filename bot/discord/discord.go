@@ -1,0 +1,249 @@
+// Package discord is the Discord adapter: it turns /ask commands and
+// @mentions into bot.Incoming questions and renders the presenter's
+// bot.View as embeds, edited in place as the agent works.
+//
+// Two delivery modes are supported, chosen with Config.Mode:
+//
+//   - "gateway": a discordgo websocket session receives INTERACTION_CREATE
+//     (/ask, feedback buttons) and MESSAGE_CREATE (@mentions, which need the
+//     privileged message-content intent).
+//   - "http": Discord POSTs interactions to Handler, which verifies their
+//     Ed25519 signature. @mentions need the gateway and are not seen.
+//
+// In both modes answers are sent over REST: an /ask is acknowledged with a
+// deferred response at once, then its original response is edited; a
+// mention gets a reply message that is edited. Only the adapter translates;
+// the bot package decides what people see.
+package discord
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/switchboard/switchboard/bot"
+)
+
+// Delivery modes of Config.Mode.
+const (
+	ModeGateway = "gateway"
+	ModeHTTP    = "http"
+)
+
+// DefaultAPIURL is Discord's REST API, version 10.
+const DefaultAPIURL = "https://discord.com/api/v10/"
+
+// Config configures an Adapter. The settings' environment names appear in
+// validation errors, since that is where an operator fixes them.
+type Config struct {
+	Mode      string // ModeGateway or ModeHTTP (DISCORD_MODE)
+	BotToken  string // the bot token, with or without "Bot " (DISCORD_BOT_TOKEN)
+	AppID     string // the application id (DISCORD_APP_ID)
+	PublicKey string // the application's Ed25519 public key, hex; http mode (DISCORD_PUBLIC_KEY)
+	GuildID   string // register /ask in this guild only (instant); "" registers it globally
+	// APIURL replaces DefaultAPIURL for this adapter only, e.g. a fake's
+	// http://127.0.0.1:9001/api/v10/. The gateway URL is fetched from it.
+	APIURL string
+	// HTTPClient sends REST requests; nil uses one with a 20s timeout.
+	// It is copied, never modified.
+	HTTPClient *http.Client
+	Log        *slog.Logger // nil discards
+}
+
+// Dispatcher takes questions and feedback; *bot.Dispatcher implements it.
+type Dispatcher interface {
+	// Submit queues a question without blocking; see bot.Dispatcher.Submit
+	// for its errors (bot.ErrBusy, bot.ErrStopping, bot.ErrDuplicate).
+	Submit(ctx context.Context, in bot.Incoming, r bot.Replier) error
+	// Vote records a 👍 (+1) or 👎 (-1) on an answer.
+	Vote(ctx context.Context, answerID, user string, vote int) error
+}
+
+var _ Dispatcher = (*bot.Dispatcher)(nil)
+
+// Adapter connects Discord to a Dispatcher. It is safe for concurrent use.
+type Adapter struct {
+	cfg Config
+	d   Dispatcher
+	log *slog.Logger
+	s   *discordgo.Session
+	pub ed25519.PublicKey // http mode only
+
+	mu   sync.Mutex
+	self string          // the bot's user id, once known
+	base context.Context // RunGateway's context, the parent of event handling
+}
+
+// New checks cfg and returns an Adapter. Nothing is sent to Discord yet.
+func New(cfg Config, d Dispatcher) (*Adapter, error) {
+	if d == nil {
+		return nil, errors.New("discord: a Dispatcher is required")
+	}
+	cfg.BotToken = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cfg.BotToken), "Bot "))
+	cfg.AppID = strings.TrimSpace(cfg.AppID)
+	var pub ed25519.PublicKey
+	switch cfg.Mode {
+	case ModeGateway:
+		if cfg.BotToken == "" {
+			return nil, errors.New("discord: gateway mode needs DISCORD_BOT_TOKEN")
+		}
+		if cfg.AppID == "" {
+			return nil, errors.New("discord: gateway mode needs DISCORD_APP_ID (to register /ask)")
+		}
+	case ModeHTTP:
+		if cfg.AppID == "" {
+			return nil, errors.New("discord: http mode needs DISCORD_APP_ID")
+		}
+		key, err := hex.DecodeString(strings.TrimSpace(cfg.PublicKey))
+		switch {
+		case cfg.PublicKey == "":
+			return nil, errors.New("discord: http mode needs DISCORD_PUBLIC_KEY")
+		case err != nil || len(key) != ed25519.PublicKeySize:
+			return nil, errors.New("discord: DISCORD_PUBLIC_KEY must be the application's public key: 64 hex characters")
+		}
+		pub = key
+	case "":
+		return nil, errors.New(`discord: DISCORD_MODE must be set to "gateway" or "http"`)
+	default:
+		return nil, fmt.Errorf(`discord: DISCORD_MODE must be "gateway" or "http", not %q`, cfg.Mode)
+	}
+	api := cfg.APIURL
+	if api == "" {
+		api = DefaultAPIURL
+	}
+	to, err := url.Parse(api)
+	if err != nil || (to.Scheme != "http" && to.Scheme != "https") || to.Host == "" {
+		return nil, fmt.Errorf("discord: API URL %q is not an http(s) URL", api)
+	}
+	if !strings.HasSuffix(to.Path, "/") {
+		to.Path += "/"
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+
+	token := ""
+	if cfg.BotToken != "" {
+		token = "Bot " + cfg.BotToken
+	}
+	s, err := discordgo.New(token)
+	if err != nil {
+		return nil, fmt.Errorf("discord: new session: %w", err)
+	}
+	client := &http.Client{Timeout: 20 * time.Second}
+	if cfg.HTTPClient != nil {
+		c := *cfg.HTTPClient
+		client = &c
+	}
+	client.Transport = rewrite{base: client.Transport, to: to}
+	s.Client = client
+	// discordgo's own 429 handling sleeps without a context and retries
+	// without bound; retry.go retries a few times, ctx-aware, instead.
+	s.ShouldRetryOnRateLimit = false
+	s.StateEnabled = false // the adapter keeps the one fact it needs: its own id
+	s.Identify.Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages | discordgo.IntentsMessageContent
+
+	a := &Adapter{cfg: cfg, d: d, log: cfg.Log, s: s, pub: pub}
+	if cfg.Mode == ModeGateway {
+		s.AddHandler(a.onReady)
+		s.AddHandler(a.onInteraction)
+		s.AddHandler(a.onMessage)
+	}
+	return a, nil
+}
+
+// askCommand is the one command of the bot. Bulk overwrite replaces every
+// command of the application (or guild) with it.
+func askCommand() *discordgo.ApplicationCommand {
+	minLen := 1
+	return &discordgo.ApplicationCommand{
+		Type:        discordgo.ChatApplicationCommand,
+		Name:        commandName,
+		Description: "Ask Switchboard a question about our documents, systems and people",
+		// Guild channels only: a guild is the workspace whose documents
+		// an answer may draw on, and a DM has none.
+		Contexts: &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
+		Options: []*discordgo.ApplicationCommandOption{{
+			Type:        discordgo.ApplicationCommandOptionString,
+			Name:        optionName,
+			Description: "Your question",
+			Required:    true,
+			MinLength:   &minLen,
+			MaxLength:   maxQuestion,
+		}},
+	}
+}
+
+// RegisterCommands registers /ask by bulk overwrite: in Config.GuildID if
+// set (visible at once, for development), else globally. It needs the bot
+// token in both modes.
+func (a *Adapter) RegisterCommands(ctx context.Context) error {
+	if a.cfg.BotToken == "" {
+		return errors.New("discord: registering /ask needs DISCORD_BOT_TOKEN")
+	}
+	cmds := []*discordgo.ApplicationCommand{askCommand()}
+	return a.do(ctx, "register /ask", func(opts ...discordgo.RequestOption) error {
+		_, err := a.s.ApplicationCommandBulkOverwrite(a.cfg.AppID, a.cfg.GuildID, cmds, opts...)
+		return err
+	})
+}
+
+// RunGateway connects to the gateway and handles events until ctx ends,
+// then disconnects. It returns an error only if it could not connect; a
+// dropped connection is re-established by discordgo.
+func (a *Adapter) RunGateway(ctx context.Context) error {
+	if a.cfg.Mode != ModeGateway {
+		return fmt.Errorf("discord: RunGateway needs DISCORD_MODE=gateway, not %q", a.cfg.Mode)
+	}
+	// Asking who we are first turns a wrong token into a clear error
+	// instead of a failed websocket handshake, and tells us our own id
+	// before any message can arrive.
+	var me *discordgo.User
+	err := a.do(ctx, "get the bot user", func(opts ...discordgo.RequestOption) (err error) {
+		me, err = a.s.User("@me", opts...)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%w (is DISCORD_BOT_TOKEN right?)", err)
+	}
+	a.mu.Lock()
+	a.self, a.base = me.ID, ctx
+	a.mu.Unlock()
+	if err := a.s.Open(); err != nil {
+		return fmt.Errorf("discord: open the gateway: %w", err)
+	}
+	a.log.Info("discord gateway connected", "bot", me.Username)
+	<-ctx.Done()
+	if err := a.s.Close(); err != nil {
+		a.log.Warn("discord gateway close", "err", err)
+	}
+	return nil
+}
+
+// selfID returns the bot's user id, "" before it is known.
+func (a *Adapter) selfID() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.self
+}
+
+// baseContext is the context event handlers work under: RunGateway's, so
+// that shutting the gateway down stops them too.
+func (a *Adapter) baseContext() context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.base == nil {
+		return context.Background()
+	}
+	return a.base
+}

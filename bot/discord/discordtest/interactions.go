@@ -1,0 +1,172 @@
+package discordtest
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Interaction types.
+const (
+	InteractionPing      = 1
+	InteractionCommand   = 2
+	InteractionComponent = 3
+)
+
+// Interaction is an interaction as Discord sends it, over the gateway or
+// to an HTTP endpoint; its fields are Discord's JSON fields.
+type Interaction struct {
+	ID            string         `json:"id"`
+	ApplicationID string         `json:"application_id"`
+	Type          int            `json:"type"`
+	Token         string         `json:"token"`
+	Version       int            `json:"version"`
+	GuildID       string         `json:"guild_id,omitempty"`
+	ChannelID     string         `json:"channel_id,omitempty"`
+	Member        *Member        `json:"member,omitempty"`
+	User          *User          `json:"user,omitempty"`
+	Data          map[string]any `json:"data,omitempty"`
+	Message       *Message       `json:"message,omitempty"`
+}
+
+// Member is a guild member: the user behind a guild interaction.
+// Its fields are Discord's JSON fields.
+type Member struct {
+	User  User     `json:"user"`
+	Roles []string `json:"roles"`
+}
+
+// Ask returns an /ask question:<text> command used by user in a guild
+// channel (or a thread, which is a channel too).
+func (s *Server) Ask(guild, channel, user, question string) *Interaction {
+	ia := s.newInteraction(InteractionCommand, guild, channel, user)
+	ia.Data = map[string]any{
+		"id": s.lockedID(), "name": "ask", "type": 1,
+		"options": []any{map[string]any{"name": "question", "type": 3, "value": question}},
+	}
+	return ia
+}
+
+// Press returns a button press (MESSAGE_COMPONENT) on a message.
+func (s *Server) Press(m Message, user, customID string) *Interaction {
+	ia := s.newInteraction(InteractionComponent, m.GuildID, m.ChannelID, user)
+	ia.Data = map[string]any{"custom_id": customID, "component_type": componentButton}
+	ia.Message = &m
+	return ia
+}
+
+// Ping returns the PING Discord sends to check an endpoint.
+func (s *Server) Ping() *Interaction {
+	return &Interaction{ID: s.lockedID(), ApplicationID: s.AppID, Type: InteractionPing, Token: "ping-" + s.lockedID(), Version: 1}
+}
+
+func (s *Server) newInteraction(typ int, guild, channel, user string) *Interaction {
+	id := s.lockedID()
+	return &Interaction{
+		ID: id, ApplicationID: s.AppID, Type: typ, Token: "token-" + id + "-" + hex.EncodeToString(s.pub[:4]), Version: 1,
+		GuildID: guild, ChannelID: channel,
+		Member: &Member{User: User{ID: user, Username: "user" + user}, Roles: []string{}},
+	}
+}
+
+func (s *Server) lockedID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.id()
+}
+
+// UserMessage returns a message by user in a guild channel; with
+// mention, it starts by mentioning the bot as Discord clients write it.
+func (s *Server) UserMessage(guild, channel, user, text string, mention bool) Message {
+	m := Message{
+		ID: s.lockedID(), ChannelID: channel, GuildID: guild,
+		Author:  User{ID: user, Username: "user" + user},
+		Content: text, Mentions: []User{},
+	}
+	if mention {
+		m.Content = "<@" + s.Bot.ID + "> " + text
+		m.Mentions = []User{s.Bot}
+	}
+	return m
+}
+
+// delivered registers an interaction as sent now.
+func (s *Server) delivered(ia *Interaction) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.byToken[ia.Token] = &interaction{id: ia.ID, token: ia.Token, channel: ia.ChannelID, guild: ia.GuildID, delivered: time.Now()}
+}
+
+// Response is an HTTP endpoint's answer to a delivered interaction.
+type Response struct {
+	Status int    // HTTP status
+	Type   int    // the interaction response type, when Status is 200
+	Body   []byte // as sent
+}
+
+// Sign returns the X-Signature-Ed25519 of body at timestamp, made with the
+// application's private key as Discord does.
+func (s *Server) Sign(timestamp string, body []byte) string {
+	return hex.EncodeToString(ed25519.Sign(s.key, append([]byte(timestamp), body...)))
+}
+
+// Deliver signs ia and POSTs it to an HTTP interactions endpoint, as
+// Discord does; a 200 response is then applied as the interaction's
+// response (type 5 shows "thinking…", type 4 a message).
+func (s *Server) Deliver(url string, ia *Interaction) (Response, error) {
+	body, err := json.Marshal(ia)
+	if err != nil {
+		return Response{}, err
+	}
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	if ia.Type != InteractionPing {
+		s.delivered(ia)
+	}
+	resp, err := s.DeliverRaw(url, body, s.Sign(ts, body), ts)
+	if err != nil || resp.Status != http.StatusOK || ia.Type == InteractionPing {
+		return resp, err
+	}
+	if status, v := s.respond(ia.ID, ia.Token, resp.Body); status != http.StatusNoContent {
+		return resp, fmt.Errorf("discordtest: the endpoint's response was refused: %d %+v", status, v)
+	}
+	return resp, nil
+}
+
+// DeliverRaw POSTs body with the given signature headers and returns the
+// endpoint's answer without acting on it.
+func (s *Server) DeliverRaw(url string, body []byte, signature, timestamp string) (Response, error) {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return Response{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Discord-Interactions/1.0 (+https://discord.com)")
+	req.Header.Set("X-Signature-Ed25519", signature)
+	req.Header.Set("X-Signature-Timestamp", timestamp)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return Response{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return Response{}, err
+	}
+	out := Response{Status: resp.StatusCode, Body: b}
+	if resp.StatusCode == http.StatusOK {
+		var v struct {
+			Type int `json:"type"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			return out, fmt.Errorf("discordtest: endpoint answered %q: %w", b, err)
+		}
+		out.Type = v.Type
+	}
+	return out, nil
+}

@@ -1,0 +1,304 @@
+package discord
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/switchboard/switchboard/bot"
+)
+
+// The /ask command and its one option.
+const (
+	commandName = "ask"
+	optionName  = "question"
+	maxQuestion = 2000 // what a Discord message may hold; the agent has its own limit
+)
+
+// Feedback buttons carry the answer id in their custom_id.
+const (
+	voteUp   = "vote:up:"
+	voteDown = "vote:down:"
+)
+
+// Short replies of the adapter itself.
+const (
+	thanksMessage   = "Thanks for the feedback!"
+	noVoteMessage   = "Sorry, I couldn't record that. Please try again later."
+	staleButton     = "This button doesn't work any more."
+	usageMessage    = "Ask me with `/ask question: your question`."
+	internalMessage = "Something went wrong on my side; please ask again."
+)
+
+// maxBody bounds an interaction's HTTP body; real ones are a few kilobytes.
+const maxBody = 1 << 20
+
+// responder sends the initial response to an interaction: the HTTP
+// response in http mode, the callback endpoint in gateway mode.
+type responder func(*discordgo.InteractionResponse) error
+
+// parseInteraction decodes an interaction as Discord sends it. It returns
+// an error, never panics, on payloads that are not one.
+func parseInteraction(body []byte) (*discordgo.Interaction, error) {
+	var ia discordgo.Interaction
+	if err := json.Unmarshal(body, &ia); err != nil {
+		return nil, fmt.Errorf("discord: bad interaction: %w", err)
+	}
+	if ia.Type == 0 {
+		return nil, errors.New("discord: bad interaction: no type")
+	}
+	return &ia, nil
+}
+
+// question returns the text of an /ask. discordgo's accessors panic on
+// unexpected data; these assertions do not.
+func question(ia *discordgo.Interaction) (string, bool) {
+	data, ok := ia.Data.(discordgo.ApplicationCommandInteractionData)
+	if !ok || data.Name != commandName {
+		return "", false
+	}
+	for _, o := range data.Options {
+		if o == nil || o.Name != optionName {
+			continue
+		}
+		if s, ok := o.Value.(string); ok && strings.TrimSpace(s) != "" {
+			return strings.TrimSpace(s), true
+		}
+	}
+	return "", false
+}
+
+// userID returns who used an interaction: Member.User in guilds, User in DMs.
+func userID(ia *discordgo.Interaction) string {
+	switch {
+	case ia.Member != nil && ia.Member.User != nil:
+		return ia.Member.User.ID
+	case ia.User != nil:
+		return ia.User.ID
+	}
+	return ""
+}
+
+// parseVote reads a feedback button's custom_id.
+func parseVote(customID string) (answerID string, vote int, ok bool) {
+	switch {
+	case strings.HasPrefix(customID, voteUp):
+		answerID, vote = strings.TrimPrefix(customID, voteUp), 1
+	case strings.HasPrefix(customID, voteDown):
+		answerID, vote = strings.TrimPrefix(customID, voteDown), -1
+	}
+	if answerID == "" {
+		return "", 0, false
+	}
+	return answerID, vote, true
+}
+
+// interact handles an application command or a button press. respond is
+// called at most once, and before a question is queued: Discord shows
+// "interaction failed" unless it hears back within three seconds, and the
+// answer edits a response that must exist by then.
+func (a *Adapter) interact(ctx context.Context, ia *discordgo.Interaction, respond responder) {
+	switch ia.Type {
+	case discordgo.InteractionApplicationCommand:
+		a.ask(ctx, ia, respond)
+	case discordgo.InteractionMessageComponent:
+		a.vote(ctx, ia, respond)
+	default:
+		a.log.Debug("interaction ignored", "interaction", ia.ID, "type", ia.Type)
+	}
+}
+
+// ask defers an /ask and submits the question.
+func (a *Adapter) ask(ctx context.Context, ia *discordgo.Interaction, respond responder) {
+	log := a.log.With("interaction", ia.ID, "channel", ia.ChannelID)
+	text, ok := question(ia)
+	user := userID(ia)
+	if !ok || ia.ChannelID == "" || user == "" || ia.Token == "" {
+		if err := respond(ephemeral(usageMessage)); err != nil {
+			log.Warn("could not answer a malformed command", "err", err)
+		}
+		return
+	}
+	if err := respond(&discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource}); err != nil {
+		log.Error("could not acknowledge /ask", "err", err)
+		return
+	}
+	if ia.AppID == "" {
+		ia.AppID = a.cfg.AppID
+	}
+	r := &reply{a: a, channel: ia.ChannelID, guild: ia.GuildID, user: user, ia: ia, acked: time.Now()}
+	in := bot.Incoming{
+		Platform:  "discord",
+		EventID:   ia.ID,
+		Workspace: ia.GuildID,
+		Channel:   ia.ChannelID,
+		// A channel is the conversation; a Discord thread is a channel of
+		// its own, so a question asked inside one continues that thread.
+		Thread: ia.ChannelID,
+		User:   user,
+		Text:   text,
+	}
+	a.submit(ctx, in, r)
+}
+
+// submit queues a question and tells the asker privately if it was not taken.
+func (a *Adapter) submit(ctx context.Context, in bot.Incoming, r *reply) {
+	err := a.d.Submit(ctx, in, r)
+	var tell string
+	switch {
+	case err == nil:
+		return
+	case errors.Is(err, bot.ErrDuplicate):
+		a.log.Debug("duplicate delivery ignored", "event", in.EventID, "message", in.MessageID)
+		return
+	case errors.Is(err, bot.ErrBusy):
+		tell = bot.BusyMessage
+	case errors.Is(err, bot.ErrStopping):
+		tell = bot.StoppingMessage
+	default:
+		a.log.Error("could not queue a question", "err", err)
+		tell = internalMessage
+	}
+	// The request that brought the question may be over; the asker still
+	// deserves to hear why there is no answer.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := r.Private(ctx, tell); err != nil {
+		a.log.Error("could not tell the asker", "err", err)
+	}
+}
+
+// vote records a feedback button press and thanks the voter privately.
+func (a *Adapter) vote(ctx context.Context, ia *discordgo.Interaction, respond responder) {
+	text := staleButton
+	data, ok := ia.Data.(discordgo.MessageComponentInteractionData)
+	if answerID, v, ok2 := parseVote(data.CustomID); ok && ok2 {
+		// The response is due within three seconds; a vote that cannot be
+		// stored by then is reported as failed.
+		vctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := a.d.Vote(vctx, answerID, userID(ia), v)
+		cancel()
+		text = thanksMessage
+		if err != nil {
+			a.log.Error("could not record a vote", "answer", answerID, "err", err)
+			text = noVoteMessage
+		}
+	}
+	if err := respond(ephemeral(text)); err != nil {
+		a.log.Warn("could not answer a button", "err", err)
+	}
+}
+
+// ephemeral is an immediate response only the user sees.
+func ephemeral(text string) *discordgo.InteractionResponse {
+	return &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{
+			Content:         clip(text, maxContent),
+			Flags:           discordgo.MessageFlagsEphemeral,
+			AllowedMentions: noMentions(),
+		},
+	}
+}
+
+// Handler serves POST /discord/interactions, the endpoint Discord calls in
+// http mode. Requests must carry a valid Ed25519 signature of the
+// application's key (401 otherwise); PING is answered with PONG.
+func (a *Adapter) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /discord/interactions", a.serveInteraction)
+	return mux
+}
+
+func (a *Adapter) serveInteraction(w http.ResponseWriter, req *http.Request) {
+	if a.pub == nil {
+		http.Error(w, "interactions endpoint needs DISCORD_MODE=http", http.StatusNotFound)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
+	if err != nil {
+		http.Error(w, "could not read the body", http.StatusBadRequest)
+		return
+	}
+	if len(body) > maxBody {
+		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		return
+	}
+	if !verify(a.pub, req.Header, body) {
+		http.Error(w, "invalid request signature", http.StatusUnauthorized)
+		return
+	}
+	ia, err := parseInteraction(body)
+	if err != nil {
+		http.Error(w, "not an interaction", http.StatusBadRequest)
+		return
+	}
+	if ia.Type == discordgo.InteractionPing {
+		writeResponse(w, &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong})
+		return
+	}
+	if ia.Type != discordgo.InteractionApplicationCommand && ia.Type != discordgo.InteractionMessageComponent {
+		http.Error(w, "unsupported interaction type", http.StatusBadRequest)
+		return
+	}
+	responded := false
+	a.interact(req.Context(), ia, func(resp *discordgo.InteractionResponse) error {
+		responded = true
+		return writeResponse(w, resp)
+	})
+	if !responded {
+		http.Error(w, "unsupported interaction", http.StatusBadRequest)
+	}
+}
+
+// maxSkew is how old (or early) a signed request may be. Discord signs
+// each delivery afresh; an old one is a replay, which could otherwise make
+// the bot answer again in the channel once the dispatcher has forgotten
+// the interaction.
+const maxSkew = 5 * time.Minute
+
+// verify checks Discord's signature: Ed25519 over the timestamp header
+// followed by the raw body, with a timestamp (Unix seconds) within maxSkew.
+func verify(pub ed25519.PublicKey, h http.Header, body []byte) bool {
+	sig, err := hex.DecodeString(h.Get("X-Signature-Ed25519"))
+	ts := h.Get("X-Signature-Timestamp")
+	if err != nil || len(sig) != ed25519.SignatureSize || ts == "" {
+		return false
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || time.Since(time.Unix(sec, 0)).Abs() > maxSkew {
+		return false
+	}
+	msg := make([]byte, 0, len(ts)+len(body))
+	msg = append(append(msg, ts...), body...)
+	return ed25519.Verify(pub, msg, sig)
+}
+
+// writeResponse sends the interaction response and flushes it, so that
+// Discord has its acknowledgement before the handler goes on to queue work.
+func writeResponse(w http.ResponseWriter, resp *discordgo.InteractionResponse) error {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	return nil
+}

@@ -1,0 +1,309 @@
+package bot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// Errors of Submit. Adapters tell the asker (ErrBusy, ErrStopping) or
+// ignore the delivery (ErrDuplicate).
+var (
+	ErrBusy      = errors.New("bot: too many questions waiting")
+	ErrStopping  = errors.New("bot: shutting down")
+	ErrDuplicate = errors.New("bot: duplicate delivery")
+)
+
+// BusyMessage is what an asker is told when the queue is full.
+const BusyMessage = "I'm answering a lot of questions right now and couldn't take yours. Please ask again in a minute."
+
+// StoppingMessage is what an asker is told during a shutdown.
+const StoppingMessage = "I'm restarting and couldn't take your question. Please ask again in a minute."
+
+// Config configures a Dispatcher.
+type Config struct {
+	Agent    Asker
+	Workers  int           // questions answered at once across threads (default 8)
+	Queue    int           // questions waiting before askers are told to retry (default 100)
+	Interval time.Duration // least time between two edits of one message (default 1s)
+	Timeout  time.Duration // longest time one answer may take (default 3m)
+	Dedupe   Deduper       // nil: an in-memory one
+	Feedback FeedbackStore // nil: votes are logged only
+	Log      *slog.Logger
+}
+
+// Dispatcher takes questions from the adapters and answers them: questions
+// of different threads concurrently, up to Workers; questions of one thread
+// in the order they came, so that a follow-up sees the answer before it.
+type Dispatcher struct {
+	cfg Config
+	log *slog.Logger
+
+	mu       sync.Mutex
+	pending  map[string][]job // per thread key, waiting jobs; present while the thread is queued or running
+	queued   int              // jobs waiting in pending
+	stopping bool
+	ready    chan string // thread keys with work, each at most once
+	wg       sync.WaitGroup
+	stopOnce sync.Once
+	stop     chan struct{}
+}
+
+type job struct {
+	in Incoming
+	r  Replier
+}
+
+// NewDispatcher returns a Dispatcher; Start runs its workers.
+func NewDispatcher(cfg Config) *Dispatcher {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 8
+	}
+	if cfg.Queue <= 0 {
+		cfg.Queue = 100
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 3 * time.Minute
+	}
+	if cfg.Dedupe == nil {
+		cfg.Dedupe = NewMemoryDeduper(10000)
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Dispatcher{
+		cfg:     cfg,
+		log:     cfg.Log,
+		pending: map[string][]job{},
+		ready:   make(chan string, cfg.Queue+cfg.Workers),
+		stop:    make(chan struct{}),
+	}
+}
+
+// Start runs the workers until Shutdown. ctx is the parent of every answer:
+// cancelling it abandons in-flight answers (Shutdown is the gentle way).
+func (d *Dispatcher) Start(ctx context.Context) {
+	for i := 0; i < d.cfg.Workers; i++ {
+		d.wg.Add(1)
+		go d.work(ctx)
+	}
+}
+
+// Submit queues a question without blocking. It returns ErrDuplicate for a
+// delivery already seen, ErrBusy when the queue is full and ErrStopping
+// during shutdown; the adapter then tells the asker (see BusyMessage).
+func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
+	// Refuse before de-duplicating, so that a delivery refused as busy is
+	// still answered when the platform retries it.
+	if err := d.admit(); err != nil {
+		return err
+	}
+	for _, key := range dedupeKeys(in) {
+		first, err := d.cfg.Dedupe.FirstSeen(ctx, key)
+		if err != nil {
+			// Answering twice is better than not answering at all.
+			d.log.Warn("dedupe failed; answering anyway", "key", key, "err", err)
+			continue
+		}
+		if !first {
+			return ErrDuplicate
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.admitLocked(); err != nil {
+		return err
+	}
+	key := in.ThreadKey()
+	waiting, active := d.pending[key]
+	d.pending[key] = append(waiting, job{in, r})
+	d.queued++
+	if !active {
+		d.ready <- key // never blocks: capacity covers every thread that can be pending
+	}
+	return nil
+}
+
+func (d *Dispatcher) admit() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.admitLocked()
+}
+
+func (d *Dispatcher) admitLocked() error {
+	switch {
+	case d.stopping:
+		return ErrStopping
+	case d.queued >= d.cfg.Queue:
+		return ErrBusy
+	}
+	return nil
+}
+
+// dedupeKeys names a delivery twice: by the platform's event id (retries of
+// one event) and by the asking message (one message delivered as two event
+// types, such as Slack's app_mention and message).
+func dedupeKeys(in Incoming) []string {
+	var keys []string
+	if in.EventID != "" {
+		keys = append(keys, in.Platform+":event:"+in.EventID)
+	}
+	if in.MessageID != "" {
+		keys = append(keys, in.Platform+":msg:"+in.Channel+":"+in.MessageID)
+	}
+	return keys
+}
+
+// Shutdown stops taking questions, lets the queued and in-flight ones
+// finish, and returns when they have or when ctx ends.
+func (d *Dispatcher) Shutdown(ctx context.Context) error {
+	d.mu.Lock()
+	d.stopping = true
+	d.mu.Unlock()
+	d.stopOnce.Do(func() { close(d.stop) })
+	done := make(chan struct{})
+	go func() { d.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("bot: shutdown: %w", ctx.Err())
+	}
+}
+
+// Queued reports how many questions are waiting.
+func (d *Dispatcher) Queued() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.queued
+}
+
+// work answers the questions of one thread at a time until stopped with
+// nothing left to do.
+func (d *Dispatcher) work(ctx context.Context) {
+	defer d.wg.Done()
+	for {
+		select {
+		case key := <-d.ready:
+			d.drain(ctx, key)
+		case <-d.stop:
+			// Finish what is queued, then leave.
+			for {
+				select {
+				case key := <-d.ready:
+					d.drain(ctx, key)
+				default:
+					return
+				}
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// drain answers a thread's questions in order until none is waiting.
+func (d *Dispatcher) drain(ctx context.Context, key string) {
+	for {
+		d.mu.Lock()
+		jobs := d.pending[key]
+		if len(jobs) == 0 {
+			delete(d.pending, key)
+			d.mu.Unlock()
+			return
+		}
+		j := jobs[0]
+		d.pending[key] = jobs[1:]
+		d.queued--
+		d.mu.Unlock()
+		d.answer(ctx, j)
+	}
+}
+
+// answer runs one question and keeps its message up to date.
+func (d *Dispatcher) answer(ctx context.Context, j job) {
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+	defer cancel()
+	log := d.log.With("thread", j.in.ThreadKey(), "platform", j.in.Platform)
+	v := View{AnswerID: newID(), Question: j.in.Text, Status: []string{"Thinking…"}}
+	if err := j.r.Start(ctx, v); err != nil {
+		log.Error("could not post the placeholder", "err", err)
+		return
+	}
+	ed := newEditor(ctx, j.r, d.cfg.Interval, log)
+	emit := func(e agent.Event) {
+		if line, ok := Status(e); ok {
+			v.Status = appendStatus(v.Status, line)
+			ed.show(v)
+		}
+	}
+	res, err := d.cfg.Agent.Ask(ctx, agent.Question{
+		ThreadID: j.in.ThreadKey(),
+		Text:     j.in.Text,
+		Scope:    agent.Scope{Workspace: j.in.Workspace, Channel: j.in.Channel},
+	}, emit)
+	ed.close()
+	v.Done = true
+	if err != nil {
+		log.Error("answer failed", "err", err)
+		v.Failed = "I couldn't answer this one."
+		if ctx.Err() != nil && agent.ErrorCode(err) != agent.EINVALID {
+			v.Failed = "I ran out of time answering this one."
+		}
+		if perr := j.r.Private(ctx, agent.ErrorMessage(err)); perr != nil {
+			log.Error("could not tell the asker", "err", perr)
+		}
+	} else {
+		v.Result = &res
+	}
+	// The final edit must happen even if the run's own time ran out.
+	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer fcancel()
+	if err := j.r.Finish(fctx, v); err != nil {
+		log.Error("could not post the answer", "err", err)
+		return
+	}
+	if v.Result != nil && d.cfg.Feedback != nil {
+		a := Answer{ID: v.AnswerID, Thread: j.in.ThreadKey(), User: j.in.User, Question: j.in.Text,
+			Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: time.Now()}
+		if err := d.cfg.Feedback.SaveAnswer(fctx, a); err != nil {
+			log.Error("could not save the answer for feedback", "err", err)
+		}
+	}
+}
+
+// Vote records a 👍 (+1) or 👎 (-1) from a feedback button.
+func (d *Dispatcher) Vote(ctx context.Context, answerID, user string, vote int) error {
+	if vote != 1 && vote != -1 {
+		return fmt.Errorf("bot: vote %d is not +1 or -1", vote)
+	}
+	d.log.Info("feedback", "answer", answerID, "vote", vote)
+	if d.cfg.Feedback == nil {
+		return nil
+	}
+	return d.cfg.Feedback.SaveVote(ctx, answerID, user, vote)
+}
+
+func appendStatus(lines []string, line string) []string {
+	lines = append(lines, line)
+	if len(lines) > maxStatusLines {
+		lines = lines[len(lines)-maxStatusLines:]
+	}
+	return lines
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

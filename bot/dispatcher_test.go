@@ -1,0 +1,235 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// askerFunc adapts a function to Asker.
+type askerFunc func(ctx context.Context, q agent.Question, emit agent.Emitter) (agent.Result, error)
+
+func (f askerFunc) Ask(ctx context.Context, q agent.Question, emit agent.Emitter) (agent.Result, error) {
+	return f(ctx, q, emit)
+}
+
+// recorder is a Replier that records what it was asked to show.
+type recorder struct {
+	mu       sync.Mutex
+	started  int
+	updates  []View
+	finished []View
+	private  []string
+	done     chan struct{}
+}
+
+func newRecorder() *recorder { return &recorder{done: make(chan struct{})} }
+
+func (r *recorder) Start(context.Context, View) error { r.mu.Lock(); r.started++; r.mu.Unlock(); return nil }
+func (r *recorder) Update(_ context.Context, v View) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.updates = append(r.updates, v)
+	return nil
+}
+func (r *recorder) Finish(_ context.Context, v View) error {
+	r.mu.Lock()
+	r.finished = append(r.finished, v)
+	r.mu.Unlock()
+	close(r.done)
+	return nil
+}
+func (r *recorder) Private(_ context.Context, text string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.private = append(r.private, text)
+	return nil
+}
+
+func (r *recorder) wait(t *testing.T) View {
+	t.Helper()
+	select {
+	case <-r.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no final answer")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.finished[0]
+}
+
+func echo() Asker {
+	return askerFunc(func(_ context.Context, q agent.Question, emit agent.Emitter) (agent.Result, error) {
+		emit(agent.Event{Kind: agent.EventRouted, Route: agent.RouteVector, Reason: "asks about docs"})
+		return agent.Result{Question: q.Text, Answer: "answer to " + q.Text, Route: agent.RouteVector}, nil
+	})
+}
+
+func start(t *testing.T, cfg Config) *Dispatcher {
+	t.Helper()
+	if cfg.Interval == 0 {
+		cfg.Interval = time.Millisecond
+	}
+	d := NewDispatcher(cfg)
+	d.Start(context.Background())
+	t.Cleanup(func() { d.Shutdown(context.Background()) })
+	return d
+}
+
+func msg(thread, text string) Incoming {
+	return Incoming{Platform: "test", Channel: "C1", Thread: thread, MessageID: thread + text, Text: text}
+}
+
+func TestAnswerShowsProgressAndResult(t *testing.T) {
+	d := start(t, Config{Agent: echo()})
+	r := newRecorder()
+	if err := d.Submit(context.Background(), msg("t1", "hello"), r); err != nil {
+		t.Fatal(err)
+	}
+	v := r.wait(t)
+	if !v.Done || v.Result == nil || v.Result.Answer != "answer to hello" || v.AnswerID == "" {
+		t.Errorf("final view = %+v", v)
+	}
+	if r.started != 1 || len(v.Status) < 2 || !strings.Contains(v.Status[len(v.Status)-1], "→ vector") {
+		t.Errorf("started = %d status = %q", r.started, v.Status)
+	}
+}
+
+func TestOneThreadInOrderOthersConcurrently(t *testing.T) {
+	var mu sync.Mutex
+	running := map[string]bool{}
+	var order []string
+	maxParallel, parallel := 0, 0
+	asker := askerFunc(func(_ context.Context, q agent.Question, _ agent.Emitter) (agent.Result, error) {
+		mu.Lock()
+		if running[q.ThreadID] {
+			t.Errorf("two questions of thread %s ran at once", q.ThreadID)
+		}
+		running[q.ThreadID] = true
+		parallel++
+		maxParallel = max(maxParallel, parallel)
+		order = append(order, q.Text)
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		running[q.ThreadID] = false
+		parallel--
+		mu.Unlock()
+		return agent.Result{Answer: q.Text}, nil
+	})
+	d := start(t, Config{Agent: asker, Workers: 4})
+	var rs []*recorder
+	for i := 0; i < 3; i++ {
+		for _, th := range []string{"a", "b", "c", "d"} {
+			r := newRecorder()
+			rs = append(rs, r)
+			if err := d.Submit(context.Background(), msg(th, fmt.Sprintf("%s%d", th, i)), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, r := range rs {
+		r.wait(t)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, th := range []string{"a", "b", "c", "d"} {
+		var got []string
+		for _, o := range order {
+			if strings.HasPrefix(o, th) {
+				got = append(got, o)
+			}
+		}
+		if strings.Join(got, ",") != th+"0,"+th+"1,"+th+"2" {
+			t.Errorf("thread %s answered in order %v", th, got)
+		}
+	}
+	if maxParallel < 2 {
+		t.Errorf("threads never ran concurrently (max %d at once)", maxParallel)
+	}
+}
+
+func TestDuplicatesAnsweredOnce(t *testing.T) {
+	d := start(t, Config{Agent: echo()})
+	in := msg("t1", "hi")
+	in.EventID = "Ev1"
+	if err := d.Submit(context.Background(), in, newRecorder()); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Submit(context.Background(), in, newRecorder()); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("retried event: err = %v", err)
+	}
+	other := in
+	other.EventID = "Ev2" // the same message as another event type
+	if err := d.Submit(context.Background(), other, newRecorder()); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("same message, other event: err = %v", err)
+	}
+}
+
+func TestFullQueueRefusesAndShutdownDrains(t *testing.T) {
+	release := make(chan struct{})
+	asker := askerFunc(func(ctx context.Context, q agent.Question, _ agent.Emitter) (agent.Result, error) {
+		<-release
+		return agent.Result{Answer: q.Text}, nil
+	})
+	d := NewDispatcher(Config{Agent: asker, Workers: 1, Queue: 2, Interval: time.Millisecond})
+	d.Start(context.Background())
+	var rs []*recorder
+	var errs []error
+	for i := 0; i < 4; i++ {
+		r := newRecorder()
+		rs = append(rs, r)
+		errs = append(errs, d.Submit(context.Background(), msg(fmt.Sprint(i), "q"), r))
+		time.Sleep(5 * time.Millisecond) // let the worker take the first
+	}
+	if errs[0] != nil || errs[1] != nil || errs[2] != nil || !errors.Is(errs[3], ErrBusy) {
+		t.Fatalf("submit errors = %v, want the fourth ErrBusy", errs)
+	}
+	shut := make(chan error, 1)
+	go func() { shut <- d.Shutdown(context.Background()) }()
+	// Shutdown refuses new work at once.
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
+		err := d.Submit(context.Background(), msg("late", fmt.Sprint(i)), newRecorder())
+		if errors.Is(err, ErrStopping) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("submit during shutdown: %v", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if err := <-shut; err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs[:3] {
+		if v := r.wait(t); v.Result == nil {
+			t.Errorf("queued question not answered before shutdown: %+v", v)
+		}
+	}
+}
+
+func TestFailureIsPrivate(t *testing.T) {
+	asker := askerFunc(func(context.Context, agent.Question, agent.Emitter) (agent.Result, error) {
+		return agent.Result{}, errors.New("pq: connection refused at 10.0.0.5")
+	})
+	d := start(t, Config{Agent: asker})
+	r := newRecorder()
+	d.Submit(context.Background(), msg("t", "q"), r)
+	v := r.wait(t)
+	if v.Failed == "" || v.Result != nil {
+		t.Errorf("final view = %+v", v)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.private) != 1 || strings.Contains(r.private[0], "10.0.0.5") {
+		t.Errorf("private = %q: want one message without internals", r.private)
+	}
+}

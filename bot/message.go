@@ -1,0 +1,90 @@
+package bot
+
+import (
+	"context"
+	"time"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// Incoming is a question as a chat platform delivered it, already
+// translated by an adapter.
+type Incoming struct {
+	Platform  string // "slack", "discord"
+	EventID   string // the platform's delivery id, for de-duplication ("" if none)
+	Workspace string // Slack team id, Discord guild id ("" for DMs)
+	Channel   string
+	Thread    string // the thread the answer goes to: Slack thread_ts, Discord channel/interaction
+	MessageID string // the asking message (Slack ts, Discord message id), for de-duplication
+	User      string
+	Text      string // the question, with the bot mention removed
+}
+
+// ThreadKey identifies the conversation whose state the question continues.
+func (in Incoming) ThreadKey() string {
+	return in.Platform + ":" + in.Workspace + ":" + in.Channel + ":" + in.Thread
+}
+
+// View is everything people see of one question: the progress so far, and
+// once done, the result. Adapters render it (Block Kit, embeds, text).
+type View struct {
+	AnswerID string   // identifies the answer for feedback buttons
+	Question string   // as asked
+	Status   []string // progress lines, oldest first, at most maxStatusLines
+	Done     bool
+	Result   *agent.Result // set when Done and the run succeeded
+	Failed   string        // set when Done and the run failed: a short public line
+}
+
+// maxStatusLines bounds the progress shown while an answer is being made.
+const maxStatusLines = 6
+
+// Replier shows one question's View in its platform: it posts the first
+// view, edits it as the run progresses and finishes it. Implementations
+// belong to the adapters and must apply their platform's timeouts and
+// rate-limit handling; the presenter already limits how often Update is
+// called.
+type Replier interface {
+	// Start posts the placeholder at once, so the asker never waits in silence.
+	Start(ctx context.Context, v View) error
+	// Update edits the posted message to show v.
+	Update(ctx context.Context, v View) error
+	// Finish shows the final view (answer, route, sources, badge, feedback
+	// buttons), splitting it into several messages if it is too long.
+	Finish(ctx context.Context, v View) error
+	// Private tells only the asker something (Slack ephemeral message,
+	// Discord ephemeral follow-up): errors, "please retry".
+	Private(ctx context.Context, text string) error
+}
+
+// Asker answers questions: the agent.
+type Asker interface {
+	Ask(ctx context.Context, q agent.Question, emit agent.Emitter) (agent.Result, error)
+}
+
+// Deduper remembers which deliveries were handled, so that a retried or
+// doubled event is answered once. FirstSeen returns true only for the first
+// call with a key. The PostgreSQL store implements it across replicas.
+type Deduper interface {
+	FirstSeen(ctx context.Context, key string) (bool, error)
+}
+
+// Answer is a finished answer as kept for feedback.
+type Answer struct {
+	ID       string
+	Thread   string
+	User     string
+	Question string
+	Answer   string
+	Route    agent.Route
+	Sources  []agent.Source
+	At       time.Time
+}
+
+// FeedbackStore keeps answers and the votes people give them.
+type FeedbackStore interface {
+	SaveAnswer(ctx context.Context, a Answer) error
+	// SaveVote records user's vote (+1 or -1) on the answer; a later vote by
+	// the same user replaces the earlier one.
+	SaveVote(ctx context.Context, answerID, user string, vote int) error
+}

@@ -1,0 +1,118 @@
+package slack
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/switchboard/switchboard/bot"
+)
+
+var me = identity{UserID: "UBOT", TeamID: "T1"}
+
+func callback(event string) []byte {
+	return []byte(`{"type":"event_callback","team_id":"T1","event_id":"Ev1","event":` + event + `}`)
+}
+
+func TestParseEvent(t *testing.T) {
+	cases := []struct {
+		name  string
+		event string
+		want  *bot.Incoming // nil: not a question
+	}{
+		{"top-level mention starts a thread",
+			`{"type":"app_mention","user":"U1","text":"<@UBOT> what is our refund policy?","ts":"1.1","channel":"C1"}`,
+			&bot.Incoming{Platform: "slack", EventID: "Ev1", Workspace: "T1", Channel: "C1", Thread: "1.1", MessageID: "1.1", User: "U1", Text: "what is our refund policy?"}},
+		{"mention in a thread continues it",
+			`{"type":"app_mention","user":"U1","text":"and for EU? <@UBOT|switchboard>","ts":"1.5","thread_ts":"1.1","channel":"C1"}`,
+			&bot.Incoming{Platform: "slack", EventID: "Ev1", Workspace: "T1", Channel: "C1", Thread: "1.1", MessageID: "1.5", User: "U1", Text: "and for EU?"}},
+		{"direct message",
+			`{"type":"message","channel_type":"im","user":"U1","text":"refunds &amp; returns in &lt;EU&gt;?","ts":"2.1","channel":"D1"}`,
+			&bot.Incoming{Platform: "slack", EventID: "Ev1", Workspace: "T1", Channel: "D1", Thread: "2.1", MessageID: "2.1", User: "U1", Text: "refunds & returns in <EU>?"}},
+		{"links, channels and other people",
+			`{"type":"app_mention","user":"U1","text":"<@UBOT> does <@U2> own <https://x.test/a|the wiki> or <#C9|general> <mailto:a@b.c|a@b.c>?","ts":"3.1","channel":"C1"}`,
+			&bot.Incoming{Platform: "slack", EventID: "Ev1", Workspace: "T1", Channel: "C1", Thread: "3.1", MessageID: "3.1", User: "U1", Text: "does <@U2> own the wiki or #general a@b.c?"}},
+		{"channel message without mention", `{"type":"message","channel_type":"channel","user":"U1","text":"hi","ts":"1.1","channel":"C1"}`, nil},
+		{"edit", `{"type":"message","subtype":"message_changed","channel_type":"im","channel":"D1","ts":"1.2","message":{"user":"U1","text":"x"}}`, nil},
+		{"bot", `{"type":"message","subtype":"bot_message","bot_id":"B2","channel_type":"im","text":"x","ts":"1.1","channel":"D1"}`, nil},
+		{"bot without subtype", `{"type":"app_mention","bot_id":"B2","user":"U7","text":"<@UBOT> x","ts":"1.1","channel":"C1"}`, nil},
+		{"itself", `{"type":"message","channel_type":"im","user":"UBOT","text":"x","ts":"1.1","channel":"D1"}`, nil},
+		{"no user", `{"type":"app_mention","text":"<@UBOT> x","ts":"1.1","channel":"C1"}`, nil},
+		{"other event", `{"type":"reaction_added","user":"U1","ts":"1.1"}`, nil},
+		{"event of the wrong shape", `{"type":"app_mention","user":{"id":"U1"},"ts":1}`, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in, ok, _ := parseEvent(callback(c.event), me)
+			if c.want == nil {
+				if ok {
+					t.Errorf("got a question %+v, want none", in)
+				}
+				return
+			}
+			if !ok || in != *c.want {
+				t.Errorf("got %+v (ok %v)\nwant %+v", in, ok, *c.want)
+			}
+		})
+	}
+	if _, ok, err := parseEvent([]byte(`{"type":"url_verification","challenge":"x"}`), me); ok || err != nil {
+		t.Errorf("url_verification parsed as a question (ok %v, err %v)", ok, err)
+	}
+}
+
+func TestParseInteraction(t *testing.T) {
+	payload := `{"type":"block_actions","user":{"id":"U1"},"container":{"type":"message","channel_id":"C1","message_ts":"1.2","thread_ts":"1.1"},` +
+		`"channel":{"id":"C1"},"actions":[{"action_id":"feedback_down","block_id":"feedback","value":"ans1","type":"button"}]}`
+	v, ok, err := parseInteraction([]byte(payload))
+	if err != nil || !ok {
+		t.Fatalf("ok %v, err %v", ok, err)
+	}
+	if want := (vote{AnswerID: "ans1", User: "U1", Value: -1, Channel: "C1", Thread: "1.1"}); v != want {
+		t.Errorf("got %+v, want %+v", v, want)
+	}
+	for _, p := range []string{
+		`{"type":"block_actions","user":{"id":"U1"},"actions":[{"action_id":"other","block_id":"b","value":"x"}]}`,
+		`{"type":"view_submission","user":{"id":"U1"}}`,
+		`{"type":"block_actions","actions":[{"action_id":"feedback_up","block_id":"feedback","value":"x"}]}`,
+	} {
+		if _, ok, _ := parseInteraction([]byte(p)); ok {
+			t.Errorf("%s parsed as a vote", p)
+		}
+	}
+}
+
+// The parsers read whatever arrives with a valid signature; they must
+// never panic.
+func FuzzParseEvent(f *testing.F) {
+	f.Add(callback(`{"type":"app_mention","user":"U1","text":"<@UBOT> hi <https://x|y> &amp;","ts":"1.1","channel":"C1"}`))
+	f.Add(callback(`{"type":"message","channel_type":"im","user":"U1","text":"<@","ts":"1.1","channel":"D1"}`))
+	f.Add([]byte(`{"type":"event_callback","event":null}`))
+	f.Add([]byte(`{"type":"event_callback","event":[1,2]}`))
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		in, ok, _ := parseEvent(payload, me)
+		if ok && (in.Channel == "" || in.Thread == "" || in.User == "") {
+			t.Errorf("a question without channel, thread or asker: %+v", in)
+		}
+	})
+}
+
+func FuzzParseInteraction(f *testing.F) {
+	b, _ := json.Marshal(map[string]any{"type": "block_actions", "user": map[string]any{"id": "U1"},
+		"actions": []any{map[string]any{"action_id": "feedback_up", "block_id": "feedback", "value": "a"}}})
+	f.Add(b)
+	f.Add([]byte(`{"type":"block_actions","actions":[null]}`))
+	f.Add([]byte(`{"type":"block_actions","state":{"values":7}}`))
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		v, ok, _ := parseInteraction(payload)
+		if ok && (v.AnswerID == "" || v.User == "" || (v.Value != 1 && v.Value != -1)) {
+			t.Errorf("a vote without answer, voter or value: %+v", v)
+		}
+	})
+}
+
+func FuzzMrkdwn(f *testing.F) {
+	f.Add("**bold** [x](https://y) `code` ```go\nfmt.Println(1 < 2)\n```")
+	f.Fuzz(func(t *testing.T, md string) {
+		_ = mrkdwn(md)
+		_ = question(md, "UBOT")
+	})
+}

@@ -1,0 +1,235 @@
+package slack
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/bot"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the rendering; if the change is intended, run go test -update\n--- got ---\n%s", path, got)
+	}
+}
+
+func TestRenderGolden(t *testing.T) {
+	threeSources := []agent.Source{
+		{N: 1, Title: "Refund policy", Location: "docs/refund-policy.md", Route: agent.RouteVector},
+		{N: 2, Title: "Returns & exchanges <EU>", Location: "https://example.com/returns?region=eu&lang=en", Route: agent.RouteVector},
+		{N: 3, Title: "#support: refunds after 30 days?", Location: "https://acme.slack.com/archives/C0123/p1700000000000100", Route: agent.RouteVector},
+	}
+	cases := []struct {
+		name string
+		view bot.View
+	}{
+		{"progress", bot.View{AnswerID: "a1", Question: "What is our refund policy?", Status: []string{
+			"Thinking…", "→ vector: asks about internal documents", `searched vector for "refund policy": 3 found`, "2 of 3 relevant",
+		}}},
+		{"final_high", bot.View{AnswerID: "a2", Question: "What is our refund policy?", Done: true, Result: &agent.Result{
+			Question: "What is our refund policy?", Route: agent.RouteVector, RouteReason: "asks about internal documents",
+			Answer: "## Refunds\n\nCustomers get a **full refund** within *30 days* of purchase [1]. In the EU the window is 14 days " +
+				"longer [2].\n\n- Refunds go to the original payment method [1]\n- Support can approve exceptions [3]\n\nSee " +
+				"[the policy page](https://example.com/refunds) & ask in `#support` if unsure.",
+			Sources: threeSources, Confidence: agent.ConfidenceHigh,
+		}}},
+		{"graph_cypher", bot.View{AnswerID: "a3", Question: "Who supplies Acme Corp?", Done: true, Result: &agent.Result{
+			Question: "and Acme?", Standalone: "Who supplies Acme Corp?", Route: agent.RouteGraph, RouteReason: "asks who supplies an entity",
+			Answer: "Acme Corp is supplied by Globex and Initech [1].",
+			Sources: []agent.Source{{N: 1, Title: "Knowledge graph query", Route: agent.RouteGraph,
+				Location: "MATCH (s:Supplier)-[:SUPPLIES]->(c:Customer {name: 'Acme Corp'})\nRETURN s.name AS supplier\nLIMIT 25"}},
+			Confidence: agent.ConfidenceMedium,
+		}}},
+		{"no_answer", bot.View{AnswerID: "a4", Question: "What is the office wifi password?", Done: true, Result: &agent.Result{
+			Question: "What is the office wifi password?", Route: agent.RouteVector, RouteReason: "asks about internal documents",
+			Answer:     "I couldn't find an answer. I searched internal documents for \"office wifi password\" (0 of 4 relevant) and rewrote the query 3 times; web search is not configured.",
+			Confidence: agent.ConfidenceNone, Rewrites: 3,
+		}}},
+		{"low_confidence", bot.View{AnswerID: "a5", Question: "How long do we keep invoices?", Done: true, Result: &agent.Result{
+			Question: "How long do we keep invoices?", Route: agent.RouteVector, RouteReason: "asks about internal documents",
+			Answer:     "Invoices are kept for 10 years [1] and deleted automatically afterwards.",
+			Sources:    []agent.Source{{N: 1, Title: "Data retention", Location: "docs/data-retention.md", Route: agent.RouteVector}},
+			Confidence: agent.ConfidenceLow, Regenerations: 2,
+			Unsupported: []string{"Invoices are deleted automatically afterwards.", "The <archive> is encrypted."},
+		}}},
+		{"failed", bot.View{AnswerID: "a6", Question: "What is our refund policy?", Done: true, Failed: "I ran out of time answering this one."}},
+		{"offline", bot.View{AnswerID: "a7", Question: "what is 2+2*3", Done: true, Result: &agent.Result{
+			Question: "what is 2+2*3", Route: agent.RouteDirect, RouteReason: "arithmetic", Answer: "2+2*3 = 8",
+			Confidence: agent.ConfidenceGeneral, Offline: true, OfflineReason: "no language model is configured",
+		}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			blocks, text := Blocks(c.view)
+			out := map[string]any{"fallback": text}
+			if c.view.Done {
+				out["messages"] = FinalMessages(c.view)
+			} else {
+				out["blocks"] = blocks
+			}
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false) // keep Slack's <url|title> readable
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(out); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, c.name+".json", b.Bytes())
+			checkLimits(t, c.view)
+		})
+	}
+}
+
+// longAnswer is far more than one message holds, with a code block longer
+// than a section in the middle.
+func longAnswer() string {
+	var b strings.Builder
+	for i := range 90 {
+		fmt.Fprintf(&b, "Paragraph %d. %s\n\n", i, strings.Repeat("The quick brown fox jumps over the lazy dog. ", 40))
+		if i == 45 {
+			b.WriteString("```go\n")
+			for j := range 150 {
+				fmt.Fprintf(&b, "fmt.Println(\"line %d of the example\") // keep <this> & that\n", j)
+			}
+			b.WriteString("```\n\n")
+		}
+	}
+	return b.String()
+}
+
+// TestRenderLongAnswer checks a split answer against Slack's limits, and
+// keeps a readable outline of the split as its golden file: the full
+// blocks would be 180 KB of repeated text.
+func TestRenderLongAnswer(t *testing.T) {
+	v := bot.View{AnswerID: "long", Question: "Explain everything", Done: true, Result: &agent.Result{
+		Question: "Explain everything", Route: agent.RouteVector, RouteReason: "asks about internal documents",
+		Answer: longAnswer(), Confidence: agent.ConfidenceMedium,
+		Sources: []agent.Source{{N: 1, Title: "Handbook", Location: "docs/handbook.md", Route: agent.RouteVector}},
+	}}
+	msgs := FinalMessages(v)
+	if len(msgs) < 2 {
+		t.Fatalf("a %d-character answer fits in %d message(s); want a split", len(v.Result.Answer), len(msgs))
+	}
+	checkLimits(t, v)
+
+	var outline strings.Builder
+	var all strings.Builder
+	for i, m := range msgs {
+		fmt.Fprintf(&outline, "message %d: %d blocks\n", i+1, len(m))
+		for _, b := range m {
+			text := blockText(b)
+			lines := strings.Split(text, "\n")
+			first, last := lines[0], lines[len(lines)-1]
+			fmt.Fprintf(&outline, "  %-8s %5d runes  %.40q … %.40q\n", b.BlockType(), utf8.RuneCountInString(text), first, last)
+			if b.BlockType() == slack.MBTSection && !strings.HasPrefix(text, "*Sources*") {
+				all.WriteString(text + "\n")
+			}
+		}
+	}
+	golden(t, "long_answer.txt", []byte(outline.String()))
+
+	// Nothing is lost: the answer's words all arrive, in order.
+	strip := func(s string) string {
+		s = strings.NewReplacer("```go", "", "```", "", "&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
+		return strings.Join(strings.Fields(s), " ")
+	}
+	if got, want := strip(all.String()), strip(v.Result.Answer); got != want {
+		t.Errorf("the split lost or changed text: got %d runes, want %d", len(got), len(want))
+	}
+	// The buttons come last, once.
+	last := msgs[len(msgs)-1]
+	if last[len(last)-1].BlockType() != slack.MBTAction {
+		t.Errorf("the last block is %s, want the feedback buttons", last[len(last)-1].BlockType())
+	}
+}
+
+// checkLimits fails when a rendering breaks Slack's limits or cuts a code
+// block.
+func checkLimits(t *testing.T, v bot.View) {
+	t.Helper()
+	for i, m := range rendered(v) {
+		if len(m) > maxBlocks {
+			t.Errorf("message %d has %d blocks, over %d", i, len(m), maxBlocks)
+		}
+		for j, b := range m {
+			text := blockText(b)
+			if n := utf8.RuneCountInString(text); n > 3000 {
+				t.Errorf("message %d block %d has %d characters, over 3000", i, j, n)
+			}
+			if strings.Count(text, "```")%2 != 0 {
+				t.Errorf("message %d block %d cuts a code block:\n%s", i, j, text)
+			}
+		}
+	}
+}
+
+// rendered renders v as the messages people see.
+func rendered(v bot.View) [][]slack.Block {
+	if v.Done {
+		return FinalMessages(v)
+	}
+	b, _ := Blocks(v)
+	return [][]slack.Block{b}
+}
+
+func blockText(b slack.Block) string {
+	switch b := b.(type) {
+	case *slack.SectionBlock:
+		return b.Text.Text
+	case *slack.ContextBlock:
+		var parts []string
+		for _, e := range b.ContextElements.Elements {
+			if t, ok := e.(*slack.TextBlockObject); ok {
+				parts = append(parts, t.Text)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
+func TestMrkdwn(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"**bold** and *italic* and ~~gone~~", "*bold* and _italic_ and ~gone~"},
+		{"# Title", "*Title*"},
+		{"- one\n* two", "• one\n• two"},
+		{"see [docs](https://x.test/a?b=1&c=2) now", "see <https://x.test/a?b=1&amp;c=2|docs> now"},
+		{"a < b & c > d", "a &lt; b &amp; c &gt; d"},
+		{"use `a**b**c` here", "use `a**b**c` here"},
+		{"```python\nx = 1 < 2\n**not bold**\n```", "```\nx = 1 &lt; 2\n**not bold**\n```"},
+		{"2 * 3 * 4", "2 * 3 * 4"},
+	}
+	for _, c := range cases {
+		if got := mrkdwn(c.in); got != c.want {
+			t.Errorf("mrkdwn(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

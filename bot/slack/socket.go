@@ -1,0 +1,82 @@
+package slack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/slack-go/slack/socketmode"
+)
+
+// RunSocketMode receives events over Socket Mode until ctx ends, which is
+// not an error. The websocket URL comes from apps.connections.open at the
+// configured API URL; slack-go reconnects when Slack asks it to or the
+// connection dies, and RunSocketMode returns an error only when it cannot
+// connect at all (such as a revoked app token).
+func (a *Adapter) RunSocketMode(ctx context.Context) error {
+	if a.cfg.AppToken == "" {
+		return errors.New("slack: socket mode needs an app-level token (xapp-…)")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	client := socketmode.New(a.api, socketmode.OptionDebug(false))
+	done := make(chan error, 1)
+	go func() { done <- client.RunContext(ctx) }()
+	for {
+		select {
+		case err := <-done:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("slack: socket mode: %w", err)
+		case evt := <-client.Events:
+			a.onSocketEvent(ctx, client, evt)
+		}
+	}
+}
+
+// onSocketEvent acknowledges a Socket Mode request at once and hands its
+// payload to the same handlers the HTTP endpoints use.
+func (a *Adapter) onSocketEvent(ctx context.Context, client *socketmode.Client, evt socketmode.Event) {
+	req := evt.Request
+	switch evt.Type {
+	case socketmode.EventTypeConnected:
+		a.log.Info("socket mode connected")
+		return
+	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed:
+		a.log.Warn("socket mode trouble; slack-go reconnects", "event", evt.Type, "detail", fmt.Sprint(evt.Data))
+		return
+	case socketmode.EventTypeInvalidAuth:
+		a.log.Error("socket mode refused the app token")
+		return
+	case socketmode.EventTypeErrorBadMessage:
+		// slack-go could not decode the request with its own types. The
+		// envelope is still acknowledged, so that Slack does not redeliver
+		// it, and its payload still goes to our more forgiving parsers.
+		bad, _ := evt.Data.(*socketmode.ErrorBadMessage)
+		if bad == nil {
+			return
+		}
+		req = &socketmode.Request{}
+		if err := json.Unmarshal(bad.Message, req); err != nil {
+			a.log.Warn("unreadable socket mode message", "err", bad.Cause)
+			return
+		}
+	}
+	if req == nil || req.EnvelopeID == "" {
+		return // hello, disconnect: slack-go handles them
+	}
+	if err := client.AckCtx(ctx, req.EnvelopeID, nil); err != nil {
+		a.log.Warn("could not acknowledge a socket mode request", "envelope", req.EnvelopeID, "err", err)
+	}
+	payload := []byte(req.Payload)
+	switch req.Type {
+	case socketmode.RequestTypeEventsAPI:
+		a.background(func(ctx context.Context) { a.onEvent(ctx, payload) })
+	case socketmode.RequestTypeInteractive:
+		a.background(func(ctx context.Context) { a.onInteraction(ctx, payload) })
+	default:
+		a.log.Info("ignoring a socket mode request", "type", req.Type)
+	}
+}

@@ -1,0 +1,156 @@
+package bot
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Split cuts text into parts of at most limit characters (runes) for
+// platforms that cap a message or block: at paragraph breaks where
+// possible, else at line breaks, else at spaces. A code fence is never cut
+// in the middle: a block too long for one part is closed at the cut and
+// reopened, with its language, in the next part.
+func Split(text string, limit int) []string {
+	if limit < 20 {
+		limit = 20 // room for fence markers; platform limits are far larger
+	}
+	text = strings.TrimSpace(text)
+	if utf8.RuneCountInString(text) <= limit {
+		if text == "" {
+			return nil
+		}
+		return []string{text}
+	}
+	var parts []string
+	var cur strings.Builder
+	curLen := 0
+	flush := func() {
+		if s := strings.TrimSpace(cur.String()); s != "" {
+			parts = append(parts, s)
+		}
+		cur.Reset()
+		curLen = 0
+	}
+	add := func(piece string) {
+		n := utf8.RuneCountInString(piece)
+		if curLen > 0 && curLen+n > limit {
+			flush()
+		}
+		cur.WriteString(piece)
+		curLen += n
+	}
+	for _, b := range blocks(text) {
+		if utf8.RuneCountInString(b.text)+2 <= limit {
+			add(b.text + "\n\n")
+			continue
+		}
+		if b.fence == "" {
+			for _, piece := range cutLines(b.text, limit) {
+				add(piece + "\n")
+			}
+			add("\n")
+			continue
+		}
+		// A fenced block longer than a part: cut between its lines and
+		// fence each piece.
+		open, close := b.fence, "```"
+		room := limit - utf8.RuneCountInString(open) - len(close) - 2
+		for _, piece := range cutLines(b.body, room) {
+			flush()
+			add(open + "\n" + piece + "\n" + close + "\n\n")
+		}
+	}
+	flush()
+	return parts
+}
+
+// block is a paragraph or a fenced code block.
+type block struct {
+	text  string // as written
+	fence string // opening fence line ("```go") for code blocks
+	body  string // code block content between the fences
+}
+
+// blocks splits text into paragraphs and fenced code blocks.
+func blocks(text string) []block {
+	var out []block
+	var para []string
+	flushPara := func() {
+		if len(para) > 0 {
+			out = append(out, block{text: strings.Join(para, "\n")})
+			para = nil
+		}
+	}
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") {
+			flushPara()
+			j := i + 1
+			for j < len(lines) && strings.TrimSpace(lines[j]) != "```" {
+				j++
+			}
+			end := min(j, len(lines)-1)
+			body := strings.Join(lines[i+1:min(j, len(lines))], "\n")
+			out = append(out, block{text: strings.Join(lines[i:end+1], "\n"), fence: t, body: body})
+			if j >= len(lines) { // unclosed fence: close it so rendering stays sane
+				out[len(out)-1].text += "\n```"
+			}
+			i = end
+			continue
+		}
+		if t == "" {
+			flushPara()
+			continue
+		}
+		para = append(para, line)
+	}
+	flushPara()
+	return out
+}
+
+// cutLines cuts text into pieces of at most limit runes at line breaks,
+// and lines longer than limit at spaces (or anywhere, for unbroken text).
+func cutLines(text string, limit int) []string {
+	var out []string
+	var cur strings.Builder
+	curLen := 0
+	for _, line := range strings.Split(text, "\n") {
+		for _, seg := range cutWords(line, limit) {
+			n := utf8.RuneCountInString(seg)
+			if curLen > 0 && curLen+1+n > limit {
+				out = append(out, cur.String())
+				cur.Reset()
+				curLen = 0
+			}
+			if curLen > 0 {
+				cur.WriteByte('\n')
+				curLen++
+			}
+			cur.WriteString(seg)
+			curLen += n
+		}
+	}
+	if curLen > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+func cutWords(line string, limit int) []string {
+	r := []rune(line)
+	var out []string
+	for len(r) > limit {
+		cut := limit
+		for cut > limit/2 && r[cut] != ' ' {
+			cut--
+		}
+		if r[cut] != ' ' {
+			cut = limit
+		}
+		out = append(out, strings.TrimRight(string(r[:cut]), " "))
+		r = []rune(strings.TrimLeft(string(r[cut:]), " "))
+	}
+	return append(out, string(r))
+}

@@ -1,0 +1,69 @@
+package bot
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestSplit(t *testing.T) {
+	para := func(n int, word string) string { return strings.TrimSpace(strings.Repeat(word+" ", n)) }
+	code := "```go\n" + strings.Repeat("fmt.Println(\"hello, world\")\n", 20) + "```"
+	cases := []struct {
+		name  string
+		text  string
+		limit int
+		parts int
+	}{
+		{"fits", "short answer", 100, 1},
+		{"empty", "  ", 100, 0},
+		{"paragraphs", para(30, "alpha") + "\n\n" + para(30, "beta") + "\n\n" + para(30, "gamma"), 200, 3},
+		{"one long line", para(200, "word"), 100, 10},
+		{"unbroken", strings.Repeat("x", 250), 100, 3},
+		{"code fits after text", para(10, "intro") + "\n\n" + "```\nx := 1\n```", 70, 2},
+		{"long code block", code, 200, 4},
+		{"unicode", strings.Repeat("ü ", 300), 100, 6},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			parts := Split(c.text, c.limit)
+			if len(parts) != c.parts {
+				t.Errorf("got %d parts, want %d: %q", len(parts), c.parts, parts)
+			}
+			for i, p := range parts {
+				if n := utf8.RuneCountInString(p); n > c.limit {
+					t.Errorf("part %d has %d runes, over %d", i, n, c.limit)
+				}
+				if strings.Count(p, "```")%2 != 0 {
+					t.Errorf("part %d cuts a code fence:\n%s", i, p)
+				}
+			}
+			// Nothing is lost but white space and re-added fences.
+			strip := func(s string) string {
+				return strings.Join(strings.Fields(strings.NewReplacer("```go", "", "```", "").Replace(s)), "")
+			}
+			if got, want := strip(strings.Join(parts, "")), strip(c.text); got != want {
+				t.Errorf("content changed:\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+func FuzzSplit(f *testing.F) {
+	f.Add("hello\n\n```go\ncode\n```\nmore", 40)
+	f.Fuzz(func(t *testing.T, text string, limit int) {
+		limit = 20 + abs(limit)%500
+		for _, p := range Split(text, limit) {
+			if utf8.RuneCountInString(p) > limit {
+				t.Fatalf("part over limit %d: %q", limit, p)
+			}
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

@@ -1,0 +1,118 @@
+package neo4j
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/testenv"
+	"github.com/switchboard/switchboard/kb"
+)
+
+// openTest opens the test Neo4j, emptied and locked for this test by
+// testenv, and applies the migrations.
+func openTest(t testing.TB) *Graph {
+	t.Helper()
+	uri := testenv.Neo4jURI(t)
+	ctx := context.Background()
+	g, err := Open(ctx, Config{URI: uri, QueryTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close(context.Background()) })
+	if err := g.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// The same graph as package sqlite's tests, so that both backends are
+// held to the same answers.
+var (
+	testNodes = []kb.Node{
+		{ID: "acme", Label: "Supplier", Name: "Acme Corp", Props: map[string]string{"country": "Germany"}, Source: "suppliers.csv"},
+		{ID: "acme-labs", Label: "Supplier", Name: "Acme", Props: map[string]string{"country": "France"}},
+		{ID: "globex", Label: "Customer", Name: "Globex Corporation", Props: map[string]string{"revenue": "$1.2M", "tier": "gold"}},
+		{ID: "initech", Label: "Customer", Name: "Initech", Props: map[string]string{"revenue": "450,000"}},
+		{ID: "umbrella", Label: "Customer", Name: "Umbrella", Props: map[string]string{"revenue": "2.5m"}},
+		{ID: "hooli", Label: "Customer", Name: "Hooli"},
+		{ID: "berlin", Label: "City", Name: "Berlin"},
+		{ID: "jane", Label: "Person", Name: "Jane Doe", Props: map[string]string{"role": "account manager"}},
+		{ID: "it", Label: "Team", Name: "IT"},
+	}
+	testEdges = []kb.Edge{
+		{Source: "acme", Type: "SUPPLIES", Target: "globex", Props: map[string]string{"since": "2019"}, Origin: "contracts.md"},
+		{Source: "acme", Type: "supplies", Target: "initech", Origin: "contracts.md"},
+		{Source: "acme-labs", Type: "SUPPLIES", Target: "umbrella"},
+		{Source: "globex", Type: "located in", Target: "berlin"},
+		{Source: "jane", Type: "MANAGES", Target: "globex"},
+	}
+)
+
+func seedGraph(t testing.TB, g *Graph) {
+	t.Helper()
+	ctx := context.Background()
+	if err := g.UpsertNodes(ctx, testNodes); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.UpsertEdges(ctx, testEdges); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustCount(t testing.TB, f func(context.Context) (int, error)) int {
+	t.Helper()
+	n, err := f(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func reqFor(q string) agent.Request { return agent.Request{Query: q, Question: q, Limit: 6} }
+
+// fingerprint is everything a write could change: nodes, relationships,
+// properties, labels, constraints and indexes, counted with the driver
+// directly, not with the code under test.
+type fingerprint struct {
+	Nodes, Rels, NodeProps, RelProps, Labels, Constraints, Indexes int64
+}
+
+func graphFingerprint(t testing.TB, g *Graph) fingerprint {
+	t.Helper()
+	ctx := context.Background()
+	one := func(q string) int64 {
+		recs, err := g.read(ctx, q, nil)
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("%s: %v (%d records)", q, err, len(recs))
+		}
+		n, _ := recs[0].Values[0].(int64)
+		return n
+	}
+	var f fingerprint
+	f.Nodes = one(`MATCH (n) RETURN count(n)`)
+	f.Rels = one(`MATCH ()-[r]->() RETURN count(r)`)
+	f.NodeProps = one(`MATCH (n) RETURN coalesce(sum(size(keys(n))), 0)`)
+	f.RelProps = one(`MATCH ()-[r]->() RETURN coalesce(sum(size(keys(r))), 0)`)
+	f.Labels = one(`MATCH (n) RETURN coalesce(sum(size(labels(n))), 0)`)
+	f.Constraints = one(`SHOW CONSTRAINTS YIELD name RETURN count(*)`)
+	f.Indexes = one(`SHOW INDEXES YIELD name RETURN count(*)`)
+	return f
+}
+
+// graphDocs retrieves q and checks that every document is on the graph
+// route.
+func graphDocs(t *testing.T, r *GraphRetriever, q string) []agent.Document {
+	t.Helper()
+	docs, err := r.Retrieve(context.Background(), reqFor(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if d.Route != agent.RouteGraph {
+			t.Errorf("route = %q", d.Route)
+		}
+	}
+	return docs
+}

@@ -1,0 +1,140 @@
+package neo4j
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Bounds of the path search, as in package sqlite: "Which suppliers are
+// connected to our top 3 customers?" is answered by paths Customer →
+// Product ← Supplier, which are two hops; three allows one intermediate
+// more without exploding.
+const (
+	maxPathHops  = 3
+	maxPaths     = 30
+	pathFrontier = 200 // partial paths kept per hop
+)
+
+// writeConnections adds, for each label the question names other than the
+// starts' own ("suppliers" in "suppliers connected to our top customers"),
+// the paths from the starts to entities of that label, listed first
+// because they answer the question directly.
+func (r *GraphRetriever) writeConnections(ctx context.Context, b *strings.Builder, starts []node, qtoks []string, own string) error {
+	idx, err := r.g.entities(ctx)
+	if err != nil {
+		return err
+	}
+	labels, _ := labelWords(qtoks, idx.labels)
+	for _, l := range labels {
+		if strings.EqualFold(l, own) {
+			continue
+		}
+		lines, err := r.connections(ctx, starts, l)
+		if err != nil {
+			return err
+		}
+		if len(lines) == 0 {
+			fmt.Fprintf(b, "\nNo %s entity is connected to these within %d hops.\n", l, maxPathHops)
+			continue
+		}
+		fmt.Fprintf(b, "\nConnections to %s entities:\n", l)
+		for _, line := range lines {
+			b.WriteString(line + "\n")
+		}
+	}
+	return nil
+}
+
+// step is one edge of a path, in the direction it was walked.
+type step struct {
+	f       fact
+	forward bool // walked from f.src to f.dst
+}
+
+// connections finds up to maxPaths shortest paths from starts to nodes
+// labelled target, breadth first, and renders them as lines such as
+// "Halvorsen Freight (Customer) -[BUYS]-> ColdChain Probe (Product) <-[SUPPLIES]- Kestrel (Supplier)".
+// It is package sqlite's search with one query per hop instead of one per
+// partial path.
+func (r *GraphRetriever) connections(ctx context.Context, starts []node, target string) ([]string, error) {
+	type partial struct {
+		origin string // id of the start node
+		at     node
+		steps  []step
+		seen   map[string]bool
+	}
+	var frontier []partial
+	for _, n := range starts {
+		frontier = append(frontier, partial{origin: n.ID, at: n, seen: map[string]bool{n.ID: true}})
+	}
+	var lines []string
+	found := map[string]bool{} // start+end pairs already connected by a shorter path
+	for hop := 1; hop <= maxPathHops && len(frontier) > 0 && len(lines) < maxPaths; hop++ {
+		// The edges of every distinct node the frontier stands on.
+		pos := map[string]int{}
+		var ids []string
+		for _, p := range frontier {
+			if _, ok := pos[p.at.ID]; !ok {
+				pos[p.at.ID] = len(ids)
+				ids = append(ids, p.at.ID)
+			}
+		}
+		edges, err := r.g.edgesOf(ctx, ids, nodeFanout)
+		if err != nil {
+			return nil, fmt.Errorf("paths, hop %d: %w", hop, err)
+		}
+		var next []partial
+		for _, p := range frontier {
+			for _, f := range edges[pos[p.at.ID]] {
+				fwd := f.src.ID == p.at.ID
+				other := f.dst
+				if !fwd {
+					other = f.src
+				}
+				if p.seen[other.ID] {
+					continue
+				}
+				steps := append(append([]step(nil), p.steps...), step{f, fwd})
+				if strings.EqualFold(other.Label, target) {
+					key := p.origin + "\x00" + other.ID
+					if !found[key] && len(lines) < maxPaths {
+						found[key] = true
+						lines = append(lines, renderPath(steps))
+					}
+					continue
+				}
+				if len(next) < pathFrontier {
+					seen := map[string]bool{other.ID: true}
+					for k := range p.seen {
+						seen[k] = true
+					}
+					next = append(next, partial{origin: p.origin, at: other, steps: steps, seen: seen})
+				}
+			}
+		}
+		frontier = next
+	}
+	return lines, nil
+}
+
+// renderPath writes a path with arrows in the direction of each edge.
+func renderPath(steps []step) string {
+	var b strings.Builder
+	for i, s := range steps {
+		from, to := s.f.src, s.f.dst
+		if !s.forward {
+			from, to = s.f.dst, s.f.src
+		}
+		if i == 0 {
+			b.WriteString(from.ref())
+		}
+		if s.forward {
+			b.WriteString(" -[" + s.f.typ + "]-> ")
+		} else {
+			b.WriteString(" <-[" + s.f.typ + "]- ")
+		}
+		b.WriteString(to.ref())
+	}
+	return b.String()
+}

@@ -1,0 +1,293 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+var _ agent.Retriever = (*Retriever)(nil)
+
+// Embedder turns texts into vectors, one per text, all of the same length.
+// It is declared here because the Retriever needs it for the query;
+// implementations live with the model clients.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Retrieval tuning.
+const (
+	defaultLimit = 6    // documents returned when the request names no limit
+	minPool      = 40   // candidates taken from each of the two rankings
+	maxEfSearch  = 1000 // pgvector's upper bound for hnsw.ef_search
+)
+
+// Retriever is the vector route over PostgreSQL: a hybrid search that
+// ranks chunks by cosine similarity of embeddings (the HNSW index) and,
+// separately, by full-text match (the GIN index, ts_rank_cd), then fuses
+// the two rankings with Reciprocal Rank Fusion. Keyword search finds exact
+// names and codes that embeddings blur; embeddings find paraphrases that
+// share no words with the question.
+//
+// Both rankings, the fusion and the fetch of the winning chunks are one SQL
+// statement, sent with its settings in one round trip.
+type Retriever struct {
+	db  *DB
+	emb Embedder
+}
+
+// NewRetriever returns a Retriever over db. emb embeds the query; with a
+// nil emb the search is keyword-only. Queries answered by keyword search
+// alone because they could not be embedded are logged to db's
+// Options.Logger.
+func NewRetriever(db *DB, emb Embedder) *Retriever {
+	return &Retriever{db: db, emb: emb}
+}
+
+// scopeSQL limits a query over chunks to what a scope may see: its own
+// workspace and the shared files (workspace ""), public documents, and
+// private ones only from the asking channel. $3 is the workspace, $4 the
+// channel.
+const scopeSQL = `workspace IN ($3, '') AND (NOT private OR ($4 <> '' AND channel = $4))`
+
+// commonFraction is the share of chunks above which a query word is
+// dropped from the full-text ranking, as long as another word remains.
+// ts_rank_cd knows nothing of how rare a word is, so a common word ("policy"
+// in a policy handbook) would rank chunks by how often they repeat it, and
+// it would make most chunks matches to be fetched and ranked one by one:
+// for a word in half of 100,000 chunks, 50,000 rows per question.
+const commonFraction = "0.1"
+
+// hybridSQL ranks by vector ($1, NULL for none) and by text ($2, words
+// separated by spaces, NULL for none), $5 candidates each, and returns the
+// $6 best chunks by RRF, best first; ties go to the older chunk, so that
+// rankings are deterministic.
+//
+// The vector candidates are MATERIALIZED, as pgvector advises for
+// iterative scans: the scan's LIMIT then counts rows that passed the scope
+// filter, and with relaxed ordering the rank is taken from the exact
+// distances afterwards. A distance of 1 or more (cosine similarity ≤ 0) is
+// no evidence of relevance, so it earns no RRF rank; it is filtered
+// outside the CTE so as not to stop the index scan early.
+//
+// The text query OR's the words' lexemes, leaving out those that the
+// planner's statistics (ANALYZE's most common elements of chunks.tsv) find
+// in more than commonFraction of the chunks. A store not yet analysed has
+// no such statistics and keeps every word. (The frequencies array ends
+// with three statistics that are not frequencies of an element; unnest
+// pairs them with NULL elements, which must not reach the IN list.) The
+// lexemes come from words of letters and digits only (see queryWords), so
+// quoting them is belt and braces.
+const hybridSQL = `WITH vec AS MATERIALIZED (
+	SELECT id, embedding <=> $1::vector AS dist
+	FROM chunks
+	WHERE $1::vector IS NOT NULL AND ` + scopeSQL + `
+	ORDER BY embedding <=> $1::vector
+	LIMIT $5
+), vec_ranked AS (
+	SELECT id, row_number() OVER (ORDER BY dist, id) AS rank
+	FROM vec WHERE dist < 1
+), words AS (
+	SELECT t.lexeme, t.lexeme IN (
+		SELECT e.elem
+		FROM pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e (elem, freq)
+		WHERE s.schemaname = current_schema() AND s.tablename = 'chunks' AND s.attname = 'tsv'
+			AND e.elem IS NOT NULL AND e.freq > ` + commonFraction + `
+	) AS common
+	FROM unnest(to_tsvector('english', $2::text)) AS t
+), query AS (
+	SELECT string_agg('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery AS q
+	FROM words
+	WHERE NOT common OR NOT EXISTS (SELECT 1 FROM words WHERE NOT common)
+), txt AS MATERIALIZED (
+	SELECT id, row_number() OVER (ORDER BY ts_rank_cd(tsv, (SELECT q FROM query)) DESC, id) AS rank
+	FROM chunks
+	WHERE $2::text IS NOT NULL AND tsv @@ (SELECT q FROM query) AND ` + scopeSQL + `
+	ORDER BY rank
+	LIMIT $5
+), fused AS (
+	SELECT id, sum(1.0 / (60 + rank))::float8 AS score -- 60: the RRF paper's k
+	FROM (SELECT id, rank FROM vec_ranked UNION ALL SELECT id, rank FROM txt) r
+	GROUP BY id
+	ORDER BY score DESC, id
+	LIMIT $6
+)
+SELECT f.score, c.idx, c.heading, c.content, d.workspace, d.key, d.title, d.location, d.metadata
+FROM fused f
+JOIN chunks c ON c.id = f.id
+JOIN documents d ON d.id = c.document_id
+ORDER BY f.score DESC, f.id`
+
+// searchSettings are the transaction's settings for hybridSQL ($1 is
+// ef_search). Iterative scanning keeps reading the HNSW graph until enough
+// rows pass the scope filter (without it a filter can starve the result);
+// relaxed order because the query ranks by exact distance afterwards.
+// Custom plans, because the best plan depends on the parameters: whether
+// there is a vector or a text query at all, and how much the scope keeps.
+const searchSettings = `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
+	set_config('hnsw.ef_search', $1, true),
+	set_config('plan_cache_mode', 'force_custom_plan', true)`
+
+// Retrieve returns up to req.Limit chunks (default 6) for req.Query (or,
+// when it is empty, req.Question), best first, that req.Scope may see.
+// Score is the fused RRF score. When the query cannot be embedded the
+// keyword ranking alone is used rather than failing the run.
+func (r *Retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Document, error) {
+	query := strings.TrimSpace(req.Query)
+	if query == "" {
+		query = strings.TrimSpace(req.Question)
+	}
+	if query == "" {
+		return nil, nil
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	pool := max(4*limit, minPool)
+
+	var vec any // NULL: no vector ranking
+	if v, ok := r.embedQuery(ctx, query); ok {
+		vec = pgvector.NewVector(v)
+	}
+	if err := ctx.Err(); err != nil {
+		// Not the embedder's failure: the run is over.
+		return nil, fmt.Errorf("postgres: retrieve %.80q: %w", query, err)
+	}
+	var text any // NULL: no text ranking
+	if q := queryWords(query); q != "" {
+		text = q
+	}
+	if vec == nil && text == nil {
+		return nil, nil
+	}
+	docs, err := r.search(ctx, vec, text, req.Scope, pool, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: retrieve %.80q: %w", query, err)
+	}
+	return docs, nil
+}
+
+// search runs hybridSQL in a transaction with its settings, all sent as
+// one batch: one round trip.
+func (r *Retriever) search(ctx context.Context, vec, text any, sc agent.Scope, pool, limit int) ([]agent.Document, error) {
+	ef := min(max(r.db.opts.EfSearch, pool), maxEfSearch)
+	var docs []agent.Document
+	var b pgx.Batch
+	b.Queue(`BEGIN READ ONLY`)
+	b.Queue(searchSettings, strconv.Itoa(ef))
+	b.Queue(hybridSQL, vec, text, sc.Workspace, sc.Channel, pool, limit).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			d, err := scanDocument(rows)
+			if err != nil {
+				return err
+			}
+			docs = append(docs, d)
+		}
+		return rows.Err()
+	})
+	b.Queue(`COMMIT`)
+	// On an error the transaction is left aborted and the pool discards
+	// the connection rather than reuse it.
+	if err := r.db.pool.SendBatch(ctx, &b).Close(); err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// scanDocument reads one row of hybridSQL as an agent.Document, shaped as
+// the SQLite store shapes it: the heading above the content, and the
+// document key and chunk index in the metadata.
+func scanDocument(rows pgx.Rows) (agent.Document, error) {
+	var (
+		score               float64
+		idx                 int
+		heading, content    string
+		ws, key, title, loc string
+		meta                []byte
+	)
+	if err := rows.Scan(&score, &idx, &heading, &content, &ws, &key, &title, &loc, &meta); err != nil {
+		return agent.Document{}, fmt.Errorf("read chunk: %w", err)
+	}
+	md := map[string]string{}
+	if err := json.Unmarshal(meta, &md); err != nil {
+		return agent.Document{}, fmt.Errorf("read chunk: metadata of %q: %w", key, err)
+	}
+	if md == nil { // stored as JSON null
+		md = map[string]string{}
+	}
+	setDefault(md, "key", key)
+	setDefault(md, "chunk", strconv.Itoa(idx))
+	if heading != "" {
+		content = heading + "\n\n" + content
+	}
+	id := key + "#" + strconv.Itoa(idx)
+	if ws != "" {
+		id = ws + "/" + id
+	}
+	return agent.Document{
+		ID:       id,
+		Title:    title,
+		Location: loc,
+		Content:  content,
+		Score:    score,
+		Route:    agent.RouteVector,
+		Metadata: md,
+	}, nil
+}
+
+func setDefault(m map[string]string, k, v string) {
+	if _, ok := m[k]; !ok {
+		m[k] = v
+	}
+}
+
+// embedQuery embeds the query; ok is false when there is no embedder, it
+// failed, or its vector cannot be compared with the stored ones. Failures
+// are logged: the keyword ranking still answers.
+func (r *Retriever) embedQuery(ctx context.Context, query string) ([]float32, bool) {
+	if r.emb == nil {
+		return nil, false
+	}
+	vs, err := r.emb.Embed(ctx, []string{query})
+	switch {
+	case err != nil:
+	case len(vs) != 1 || len(vs[0]) == 0:
+		err = fmt.Errorf("embedder returned %d vectors for 1 text", len(vs))
+	case len(vs[0]) != r.db.opts.EmbeddingDim:
+		// The embedder was changed without re-ingesting; CheckEmbedding
+		// reports this at start-up.
+		err = fmt.Errorf("query vector has %d dimensions, the store %d", len(vs[0]), r.db.opts.EmbeddingDim)
+	case !usable(vs[0]):
+		// pgvector refuses NaN and infinity, and a zero vector's cosine
+		// distance to anything is undefined.
+		err = fmt.Errorf("query vector is zero or not finite")
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			r.db.opts.Logger.WarnContext(ctx, "postgres: query not embedded, keyword search only", "query", query, "err", err)
+		}
+		return nil, false
+	}
+	return vs[0], true
+}
+
+// usable reports whether v is finite and not zero.
+func usable(v []float32) bool {
+	nonzero := false
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+		nonzero = nonzero || x != 0
+	}
+	return nonzero
+}
