@@ -28,6 +28,9 @@ type Config struct {
 	// Checkpointer stores threads; nil keeps them in memory.
 	Checkpointer Checkpointer
 	Budgets      Budgets
+	// Observer hears about every run and step (metrics, traces); nil
+	// tells no one.
+	Observer Observer
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
 }
@@ -41,6 +44,7 @@ type Agent struct {
 	retrievers map[Route]Retriever
 	threads    Checkpointer
 	budgets    Budgets
+	observer   Observer
 	now        func() time.Time
 	nodes      map[Step]node
 }
@@ -56,6 +60,7 @@ func New(cfg Config) (*Agent, error) {
 		retrievers: cfg.Retrievers,
 		threads:    cfg.Checkpointer,
 		budgets:    cfg.Budgets.withDefaults(),
+		observer:   cfg.Observer,
 		now:        cfg.Now,
 	}
 	if a.retrievers == nil {
@@ -66,6 +71,9 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if a.now == nil {
 		a.now = time.Now
+	}
+	if a.observer == nil {
+		a.observer = Observers()
 	}
 	a.nodes = map[Step]node{
 		StepCondense: (*run).condense,
@@ -91,22 +99,34 @@ type Question struct {
 	ThreadID string // "" for a one-off question with no history
 	Text     string
 	Scope    Scope
+	// OfflineReason, when set, makes the run use only the offline engine
+	// and says why in the answer, e.g. that a token budget is used up.
+	OfflineReason string
 }
 
 // Ask runs the state machine for q, reporting progress to emit (which may
 // be nil), and stores the finished turn in the thread. It always ends: every
 // loop is bounded, and ctx cancellation stops it between and inside steps.
 // Errors are *Error for unusable questions; anything else is internal.
-func (a *Agent) Ask(ctx context.Context, q Question, emit Emitter) (Result, error) {
+func (a *Agent) Ask(ctx context.Context, q Question, emit Emitter) (res Result, err error) {
 	if emit == nil {
 		emit = func(Event) {}
 	}
+	ctx = a.observer.RunStarted(ctx, q)
+	start := a.now()
+	defer func() {
+		rep := RunReport{ThreadID: q.ThreadID, Duration: a.now().Sub(start), Err: err}
+		if err == nil {
+			rep.Result = &res
+		}
+		a.observer.RunDone(ctx, rep)
+	}()
 	text, err := a.cleanQuestion(q.Text)
 	if err != nil {
 		emit(Event{Kind: EventFailed, Err: err})
 		return Result{}, err
 	}
-	res, err := a.ask(ctx, q, text, emit)
+	res, err = a.ask(ctx, q, text, emit)
 	if err != nil {
 		emit(Event{Kind: EventFailed, Err: err})
 		return Result{}, err
@@ -124,16 +144,20 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 		}
 	}
 	s := &State{Thread: thread, Question: text, Scope: q.Scope}
-	if a.model == nil {
+	switch {
+	case a.model == nil:
 		s.Offline, s.OfflineReason = true, "no language model is configured"
+	case q.OfflineReason != "":
+		s.Offline, s.OfflineReason = true, q.OfflineReason
 	}
 	m := &meter{}
 	ctx = withMeter(ctx, m)
-	run := &run{Agent: a, emit: emit}
+	run := &run{Agent: a, emit: emit, meter: m}
 	if err := run.loop(ctx, s); err != nil {
 		return Result{}, err
 	}
 	s.Usage = m.total()
+	s.Answer = shorten(s.Answer, a.budgets.MaxAnswerChars)
 	res := a.result(s)
 	if q.ThreadID != "" {
 		thread.Append(Turn{Question: text, Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: a.now()})
@@ -173,7 +197,11 @@ func (a *Agent) cleanQuestion(text string) (string, error) {
 // run is one Ask in progress: the agent plus where its events go.
 type run struct {
 	*Agent
-	emit Emitter
+	emit  Emitter
+	meter *meter
+	// modelErrors counts the model calls of this run that failed, for
+	// the observer. Only the run's goroutine touches it.
+	modelErrors int
 }
 
 // loop walks the transition table from condense to end.
@@ -187,7 +215,10 @@ func (r *run) loop(ctx context.Context, s *State) error {
 			return fmt.Errorf("agent: stopped before %s: %w", step, err)
 		}
 		s.Trace = append(s.Trace, step)
-		next, err := r.nodes[step](r, ctx, s)
+		sctx := r.observer.StepStarted(ctx, step)
+		start, before, errsBefore := r.now(), r.meter.total(), r.modelErrors
+		next, err := r.nodes[step](r, sctx, s)
+		r.observer.StepDone(sctx, r.stepReport(step, next, start, before, errsBefore, s, err))
 		if err != nil {
 			return fmt.Errorf("agent: %s: %w", pathOf(s.Trace), err)
 		}
@@ -219,6 +250,7 @@ func (r *run) think(ctx context.Context, s *State, f func(Brain) error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		r.modelErrors++
 		r.degrade(s, err)
 	}
 	return f(r.offline)

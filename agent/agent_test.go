@@ -425,11 +425,11 @@ func TestRetrieverFailureFailsTheRun(t *testing.T) {
 func TestBadQuestions(t *testing.T) {
 	h := setup(t, returns(refundDoc), nil, nil)
 	for name, q := range map[string]string{
-		"empty":      "",
-		"blank":      " \n\t ",
-		"control":    "\x00\x01\x02",
-		"100 kB":     strings.Repeat("refund ", 100*1024/7),
-		"bad utf8":   "\xff\xfe",
+		"empty":    "",
+		"blank":    " \n\t ",
+		"control":  "\x00\x01\x02",
+		"100 kB":   strings.Repeat("refund ", 100*1024/7),
+		"bad utf8": "\xff\xfe",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := h.agent.Ask(context.Background(), agent.Question{Text: q}, nil)

@@ -9,6 +9,10 @@ type Budgets struct {
 	GradeWorkers     int // documents graded at once (4)
 	TopK             int // documents asked of a retriever (6)
 	MaxQuestionChars int // longer questions are refused with a clear message (4000)
+	// MaxAnswerChars cuts longer answers at a paragraph and says so
+	// (ShortenedNote); 0 means no limit, since the edges split long
+	// answers into several messages anyway.
+	MaxAnswerChars int
 }
 
 func (b Budgets) withDefaults() Budgets {

@@ -87,6 +87,7 @@ func (r *run) gradeAll(ctx context.Context, s *State) error {
 		if brain == r.offline {
 			return err
 		}
+		r.modelErrors++
 		if !s.Offline {
 			r.degrade(s, err)
 		}

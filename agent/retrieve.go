@@ -26,7 +26,9 @@ func (r *run) retrieve(ctx context.Context, s *State, route Route) (Step, error)
 	}
 	docs, err := ret.Retrieve(ctx, Request{Query: s.Query, Question: s.Standalone, Scope: s.Scope, Limit: r.budgets.TopK})
 	if err != nil {
-		return "", fmt.Errorf("%s search for %q: %w", route, s.Query, err)
+		// The query is the asker's words: it stays out of errors, which
+		// are logged at error level.
+		return "", fmt.Errorf("%s search: %w", route, err)
 	}
 	r.received(s, route, docs)
 	return StepGrade, nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/logs"
 )
 
 // Errors of Submit. Adapters tell the asker (ErrBusy, ErrStopping) or
@@ -37,6 +38,12 @@ type Config struct {
 	Dedupe   Deduper       // nil: an in-memory one
 	Feedback FeedbackStore // nil: votes are logged only
 	Log      *slog.Logger
+	// Limiter refuses askers and channels over their rate; nil: no limit.
+	Limiter RateLimiter
+	// Budget caps each workspace's model tokens per day; nil: no cap.
+	Budget TokenBudget
+	// Observer hears about refusals and chat errors (metrics); nil: no one.
+	Observer Observer
 }
 
 // Dispatcher takes questions from the adapters and answers them: questions
@@ -47,6 +54,7 @@ type Dispatcher struct {
 	log *slog.Logger
 
 	mu       sync.Mutex
+	base     context.Context  // from Start: the parent of work not owned by a worker
 	pending  map[string][]job // per thread key, waiting jobs; present while the thread is queued or running
 	queued   int              // jobs waiting in pending
 	stopping bool
@@ -57,8 +65,10 @@ type Dispatcher struct {
 }
 
 type job struct {
-	in Incoming
-	r  Replier
+	in     Incoming
+	r      Replier
+	view   View       // the placeholder, posted when the question is queued
+	posted chan error // receives the placeholder's result, then is closed
 }
 
 // NewDispatcher returns a Dispatcher; Start runs its workers.
@@ -81,9 +91,13 @@ func NewDispatcher(cfg Config) *Dispatcher {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Observer == nil {
+		cfg.Observer = nopObserver{}
+	}
 	return &Dispatcher{
 		cfg:     cfg,
 		log:     cfg.Log,
+		base:    context.Background(),
 		pending: map[string][]job{},
 		ready:   make(chan string, cfg.Queue+cfg.Workers),
 		stop:    make(chan struct{}),
@@ -93,6 +107,9 @@ func NewDispatcher(cfg Config) *Dispatcher {
 // Start runs the workers until Shutdown. ctx is the parent of every answer:
 // cancelling it abandons in-flight answers (Shutdown is the gentle way).
 func (d *Dispatcher) Start(ctx context.Context) {
+	d.mu.Lock()
+	d.base = ctx
+	d.mu.Unlock()
 	for i := 0; i < d.cfg.Workers; i++ {
 		d.wg.Add(1)
 		go d.work(ctx)
@@ -100,12 +117,15 @@ func (d *Dispatcher) Start(ctx context.Context) {
 }
 
 // Submit queues a question without blocking. It returns ErrDuplicate for a
-// delivery already seen, ErrBusy when the queue is full and ErrStopping
-// during shutdown; the adapter then tells the asker (see BusyMessage).
+// delivery already seen, ErrBusy when the queue is full, ErrStopping
+// during shutdown and a *LimitError when the asker or the channel asks too
+// fast; the adapter then tells the asker (see BusyMessage; a LimitError's
+// message says when to ask again).
 func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
 	// Refuse before de-duplicating, so that a delivery refused as busy is
 	// still answered when the platform retries it.
 	if err := d.admit(); err != nil {
+		d.refused(in, err)
 		return err
 	}
 	for _, key := range dedupeKeys(in) {
@@ -119,19 +139,72 @@ func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
 			return ErrDuplicate
 		}
 	}
+	// Rate limits apply after de-duplication, so that a platform's
+	// retries of one question count once.
+	if err := d.limit(in); err != nil {
+		d.refused(in, err)
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.admitLocked(); err != nil {
+		d.refused(in, err)
 		return err
+	}
+	j := job{
+		in:     in,
+		r:      observedReplier{Replier: r, obs: d.cfg.Observer, platform: in.Platform},
+		view:   View{AnswerID: newID(), Question: in.Text, Status: []string{"Thinking…"}},
+		posted: make(chan error, 1),
+	}
+	if ahead := d.queued + 1 - d.cfg.Workers; ahead > 0 {
+		j.view.Status = []string{fmt.Sprintf("Waiting in line: %d question%s ahead of yours…", ahead, plural(ahead))}
 	}
 	key := in.ThreadKey()
 	waiting, active := d.pending[key]
-	d.pending[key] = append(waiting, job{in, r})
+	d.pending[key] = append(waiting, j)
 	d.queued++
 	if !active {
 		d.ready <- key // never blocks: capacity covers every thread that can be pending
 	}
+	// The placeholder goes out now, not when a worker is free, so that an
+	// asker sees a reply within a second even when the bot is busy. It must
+	// not use ctx, which belongs to the delivery and ends with it.
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		pctx, cancel := context.WithTimeout(d.base, 30*time.Second)
+		defer cancel()
+		j.posted <- j.r.Start(pctx, j.view)
+		close(j.posted)
+	}()
 	return nil
+}
+
+// limit applies the rate limits of the asker and the channel, keyed so
+// that ids of different workspaces and platforms never meet.
+func (d *Dispatcher) limit(in Incoming) error {
+	if d.cfg.Limiter == nil {
+		return nil
+	}
+	space := in.Platform + ":" + in.Workspace + ":"
+	if ok, which, wait := d.cfg.Limiter.Allow(space+in.User, space+in.Channel); !ok {
+		return &LimitError{Limit: which, RetryAfter: wait}
+	}
+	return nil
+}
+
+// refused tells the Observer why a question was not taken.
+func (d *Dispatcher) refused(in Incoming, err error) {
+	var lim *LimitError
+	switch {
+	case errors.As(err, &lim):
+		d.cfg.Observer.Refused(in.Platform, lim.Limit+"_rate")
+	case errors.Is(err, ErrBusy):
+		d.cfg.Observer.Refused(in.Platform, "busy")
+	case errors.Is(err, ErrStopping):
+		d.cfg.Observer.Refused(in.Platform, "stopping")
+	}
 }
 
 func (d *Dispatcher) admit() error {
@@ -235,10 +308,28 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
 	log := d.log.With("thread", j.in.ThreadKey(), "platform", j.in.Platform)
-	v := View{AnswerID: newID(), Question: j.in.Text, Status: []string{"Thinking…"}}
-	if err := j.r.Start(ctx, v); err != nil {
+	v := j.view
+	v.Status = []string{"Thinking…"}
+	// The answer's id names the run in every log line written for it,
+	// here and, through ctx, in the agent's stores.
+	log = log.With("run", v.AnswerID)
+	ctx = logs.With(ctx, "thread", j.in.ThreadKey(), "run", v.AnswerID)
+	q := agent.Question{
+		ThreadID: j.in.ThreadKey(),
+		Text:     j.in.Text,
+		Scope:    agent.Scope{Workspace: j.in.Workspace, Channel: j.in.Channel},
+	}
+	var budgetNote string
+	q.OfflineReason, budgetNote = d.overBudget(j.in)
+	started := time.Now()
+	if err := <-j.posted; err != nil {
 		log.Error("could not post the placeholder", "err", err)
 		return
+	}
+	if budgetNote != "" {
+		if err := j.r.Private(ctx, budgetNote); err != nil {
+			log.Warn("could not tell the asker about the budget", "err", err)
+		}
 	}
 	ed := newEditor(ctx, j.r, d.cfg.Interval, log)
 	emit := func(e agent.Event) {
@@ -247,12 +338,19 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 			ed.show(v)
 		}
 	}
-	res, err := d.cfg.Agent.Ask(ctx, agent.Question{
-		ThreadID: j.in.ThreadKey(),
-		Text:     j.in.Text,
-		Scope:    agent.Scope{Workspace: j.in.Workspace, Channel: j.in.Channel},
-	}, emit)
+	res, err := d.cfg.Agent.Ask(ctx, q, emit)
 	ed.close()
+	if d.cfg.Budget != nil {
+		d.cfg.Budget.Spend(budgetKey(j.in), res.Tokens)
+	}
+	if err == nil {
+		log.Info("answered", "route", res.Route, "confidence", res.Confidence, "offline", res.Offline,
+			"rewrites", res.Rewrites, "regenerations", res.Regenerations, "llm_calls", res.LLMCalls,
+			"tokens", res.Tokens, "duration", time.Since(started).Round(time.Millisecond))
+	}
+	// The asker must hear the outcome even if the run's own time ran out.
+	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer fcancel()
 	v.Done = true
 	if err != nil {
 		log.Error("answer failed", "err", err)
@@ -260,15 +358,12 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 		if ctx.Err() != nil && agent.ErrorCode(err) != agent.EINVALID {
 			v.Failed = "I ran out of time answering this one."
 		}
-		if perr := j.r.Private(ctx, agent.ErrorMessage(err)); perr != nil {
+		if perr := j.r.Private(fctx, agent.ErrorMessage(err)); perr != nil {
 			log.Error("could not tell the asker", "err", perr)
 		}
 	} else {
 		v.Result = &res
 	}
-	// The final edit must happen even if the run's own time ran out.
-	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer fcancel()
 	if err := j.r.Finish(fctx, v); err != nil {
 		log.Error("could not post the answer", "err", err)
 		return

@@ -31,7 +31,12 @@ type recorder struct {
 
 func newRecorder() *recorder { return &recorder{done: make(chan struct{})} }
 
-func (r *recorder) Start(context.Context, View) error { r.mu.Lock(); r.started++; r.mu.Unlock(); return nil }
+func (r *recorder) Start(context.Context, View) error {
+	r.mu.Lock()
+	r.started++
+	r.mu.Unlock()
+	return nil
+}
 func (r *recorder) Update(_ context.Context, v View) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

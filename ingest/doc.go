@@ -1,5 +1,5 @@
 // Package ingest fills the knowledge base: it loads files (Markdown, text,
-// HTML), splits them into chunks, embeds the chunks and stores them through a
+// HTML, PDF), splits them into chunks, embeds the chunks and stores them through a
 // DocumentStore, and it imports the knowledge graph from CSV files through a
 // GraphWriter.
 //

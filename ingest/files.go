@@ -38,13 +38,15 @@ var formats = map[string]string{
 	".txt":      formatText,
 	".html":     formatHTML,
 	".htm":      formatHTML,
+	".pdf":      formatPDF,
 }
 
 // Files loads the files and folders named by paths and calls fn with one
 // Document per file, in the order given (folders in lexical order).
 //
 // Folders are walked recursively; files there are loaded when they end in
-// .md, .markdown, .txt, .html or .htm, and others are counted in
+// .md, .markdown, .txt, .html, .htm or .pdf (text PDFs; see extractPDF for
+// what is read), and others are counted in
 // Report.Unsupported. Hidden files and folders (".git") are ignored. A file
 // named explicitly is loaded whatever its extension, as plain text, if it
 // is text.
@@ -243,19 +245,27 @@ func (l *loader) file(ctx context.Context, p string, info fs.FileInfo, explicit 
 		l.skip(p, fmt.Sprintf("too large (over %s)", byteSize(l.maxSize)))
 		return nil
 	}
-	if reason := binaryReason(data); reason != "" {
-		l.skip(p, reason)
-		return nil
+	var text, title string
+	if format == formatPDF {
+		if text, title, err = extractPDF(data); err != nil {
+			l.skip(p, "PDF: "+err.Error())
+			return nil
+		}
+	} else {
+		if reason := binaryReason(data); reason != "" {
+			l.skip(p, reason)
+			return nil
+		}
+		text, title = decodeText(data, format)
 	}
-
-	text, title := decodeText(data, format)
 	if strings.TrimSpace(text) == "" {
 		l.skip(p, "no text")
 		return nil
 	}
 	// A front-matter title is deliberate and wins; a heading is a better
-	// title than <title>, which often carries the site's name.
-	if format != formatMarkdown || title == "" {
+	// title than <title>, which often carries the site's name. A PDF's
+	// own title wins too: its first line is often a running header.
+	if (format != formatMarkdown && format != formatPDF) || title == "" {
 		if h := firstHeading(text); h != "" {
 			title = h
 		}

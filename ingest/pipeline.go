@@ -182,11 +182,14 @@ func (p *Pipeline) ingestAll(ctx context.Context, load func(func(kb.Document) er
 }
 
 // split re-splits the chunks a caller handed over and numbers the pieces.
+// Each piece keeps its chunk's Location and Metadata: they describe where
+// the text came from, which cutting it does not change.
 func (p *Pipeline) split(in []kb.Chunk) []kb.Chunk {
 	var out []kb.Chunk
 	for _, c := range in {
 		for _, piece := range splitUnder(c.Content, c.Heading, p.Split) {
 			piece.Index = len(out)
+			piece.Location, piece.Metadata = c.Location, c.Metadata
 			out = append(out, piece)
 		}
 	}

@@ -240,7 +240,7 @@ func TestIngestFiles(t *testing.T) {
 		"docs/a.md":     "# A\n\n" + prose(5),
 		"docs/b.html":   "<h1>B</h1><p>Bee.</p>",
 		"docs/bin.txt":  "\x00\x01",
-		"docs/skip.pdf": "%PDF",
+		"docs/skip.png": "\x89PNG",
 	})
 	t.Chdir(dir)
 	store := newMemStore()

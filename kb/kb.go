@@ -25,10 +25,18 @@ type Document struct {
 
 // Chunk is a searchable piece of a document.
 type Chunk struct {
-	Index     int       // position in the document, from 0
-	Heading   string    // nearest heading above the chunk, if any
+	Index     int    // position in the document, from 0
+	Heading   string // nearest heading above the chunk, if any
 	Content   string
 	Embedding []float32 // filled by the ingest pipeline
+	// Location is where this piece can be seen when that is more precise
+	// than the document's Location: the permalink of the first chat
+	// message in it, say. Empty means the document's. Retrievers show it
+	// as the source's location.
+	Location string
+	// Metadata holds facts of this piece alone (author, timestamp of a
+	// chat message); retrievers merge it over the document's Metadata.
+	Metadata map[string]string
 }
 
 // Node is an entity in the knowledge graph. ID is unique; Label is its kind

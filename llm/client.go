@@ -59,6 +59,9 @@ type Config struct {
 	// Temperature for chat requests. 0 leaves it to the server's default
 	// (go-openai omits a zero temperature), which reasoning models require.
 	Temperature float32
+	// Breaker stops calling a server that keeps failing (see
+	// BreakerConfig); the zero value turns it off.
+	Breaker BreakerConfig
 }
 
 // Message is one chat message. Role is RoleSystem, RoleUser or RoleAssistant.
@@ -118,6 +121,9 @@ func New(cfg Config) (*Client, error) {
 		rt.base = http.DefaultTransport
 	}
 	hc.Transport = rt
+	if cfg.Breaker.Failures > 0 {
+		hc.Transport = &breakerTransport{base: rt, b: newBreaker(cfg.Breaker)}
+	}
 
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = base
@@ -268,7 +274,7 @@ func (c *Client) complete(ctx context.Context, msgs []Message, format *openai.Ch
 	}
 	resp, err := c.api.CreateChatCompletion(ctx, req)
 	if err != nil {
-		return "", err
+		return "", circuitError(err)
 	}
 	c.record(ctx, agent.Usage{
 		Calls:            1,
@@ -324,7 +330,7 @@ func (c *Client) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 		Dimensions: c.cfg.EmbeddingDimensions,
 	})
 	if err != nil {
-		return nil, err
+		return nil, circuitError(err)
 	}
 	c.record(ctx, agent.Usage{Calls: 1, PromptTokens: resp.Usage.PromptTokens})
 	if len(resp.Data) != len(texts) {

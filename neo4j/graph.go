@@ -25,6 +25,7 @@ import (
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/switchboard/switchboard/graphwalk"
 	"github.com/switchboard/switchboard/migrations"
 )
 
@@ -68,12 +69,12 @@ type Graph struct {
 	log *slog.Logger
 	now func() time.Time
 
-	mu           sync.Mutex
-	index        *entityIndex // nil until first needed
-	indexVersion string       // graph version index was loaded at
-	schema       *Schema      // nil until first needed
-	schemaAt     time.Time
-	schemaVer    string
+	names graphwalk.IndexCache // entity names, for MatchEntities and the walk
+
+	mu        sync.Mutex
+	schema    *Schema // nil until first needed
+	schemaAt  time.Time
+	schemaVer string
 }
 
 // Open connects to Neo4j and checks that the server answers. It does not
@@ -171,8 +172,9 @@ func (g *Graph) write(ctx context.Context, work func(tx neo4jdrv.ManagedTransact
 	}
 	// This process's caches are stale at once; other processes notice the
 	// new version on their next read.
+	g.names.Reset()
 	g.mu.Lock()
-	g.index, g.schema = nil, nil
+	g.schema = nil
 	g.mu.Unlock()
 	return nil
 }

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/graphwalk/graphwalktest"
 	"github.com/switchboard/switchboard/internal/testenv"
-	"github.com/switchboard/switchboard/kb"
 )
 
 // openTest opens the test Neo4j, emptied and locked for this test by
@@ -27,38 +27,11 @@ func openTest(t testing.TB) *Graph {
 	return g
 }
 
-// The same graph as package sqlite's tests, so that both backends are
-// held to the same answers.
-var (
-	testNodes = []kb.Node{
-		{ID: "acme", Label: "Supplier", Name: "Acme Corp", Props: map[string]string{"country": "Germany"}, Source: "suppliers.csv"},
-		{ID: "acme-labs", Label: "Supplier", Name: "Acme", Props: map[string]string{"country": "France"}},
-		{ID: "globex", Label: "Customer", Name: "Globex Corporation", Props: map[string]string{"revenue": "$1.2M", "tier": "gold"}},
-		{ID: "initech", Label: "Customer", Name: "Initech", Props: map[string]string{"revenue": "450,000"}},
-		{ID: "umbrella", Label: "Customer", Name: "Umbrella", Props: map[string]string{"revenue": "2.5m"}},
-		{ID: "hooli", Label: "Customer", Name: "Hooli"},
-		{ID: "berlin", Label: "City", Name: "Berlin"},
-		{ID: "jane", Label: "Person", Name: "Jane Doe", Props: map[string]string{"role": "account manager"}},
-		{ID: "it", Label: "Team", Name: "IT"},
-	}
-	testEdges = []kb.Edge{
-		{Source: "acme", Type: "SUPPLIES", Target: "globex", Props: map[string]string{"since": "2019"}, Origin: "contracts.md"},
-		{Source: "acme", Type: "supplies", Target: "initech", Origin: "contracts.md"},
-		{Source: "acme-labs", Type: "SUPPLIES", Target: "umbrella"},
-		{Source: "globex", Type: "located in", Target: "berlin"},
-		{Source: "jane", Type: "MANAGES", Target: "globex"},
-	}
-)
-
+// seedGraph writes the graph that package sqlite's tests use too, so
+// that both backends are held to the same answers.
 func seedGraph(t testing.TB, g *Graph) {
 	t.Helper()
-	ctx := context.Background()
-	if err := g.UpsertNodes(ctx, testNodes); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.UpsertEdges(ctx, testEdges); err != nil {
-		t.Fatal(err)
-	}
+	graphwalktest.Seed(t, g)
 }
 
 func mustCount(t testing.TB, f func(context.Context) (int, error)) int {
@@ -99,20 +72,4 @@ func graphFingerprint(t testing.TB, g *Graph) fingerprint {
 	f.Constraints = one(`SHOW CONSTRAINTS YIELD name RETURN count(*)`)
 	f.Indexes = one(`SHOW INDEXES YIELD name RETURN count(*)`)
 	return f
-}
-
-// graphDocs retrieves q and checks that every document is on the graph
-// route.
-func graphDocs(t *testing.T, r *GraphRetriever, q string) []agent.Document {
-	t.Helper()
-	docs, err := r.Retrieve(context.Background(), reqFor(q))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		if d.Route != agent.RouteGraph {
-			t.Errorf("route = %q", d.Route)
-		}
-	}
-	return docs
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard/switchboard/graphwalk/graphwalktest"
 	"github.com/switchboard/switchboard/ingest"
 )
 
@@ -37,7 +38,7 @@ func TestImportExamples(t *testing.T) {
 	}
 
 	question := "Which suppliers are connected to our top 3 customers?"
-	docs := graphDocs(t, NewGraphRetriever(g), question)
+	docs := graphwalktest.Retrieve(t, NewGraphRetriever(g), question)
 	if len(docs) == 0 || !strings.Contains(docs[0].Content, "Kestrel Microsystems") {
 		t.Errorf("walk answer lacks Kestrel Microsystems: %+v", docs)
 	}
@@ -50,7 +51,7 @@ RETURN c.name AS customer, p.name AS product, collect(DISTINCT s.name) AS suppli
 ORDER BY customer, product`}}
 	r := NewGraphRetriever(g)
 	r.Writer = w
-	docs = graphDocs(t, r, question)
+	docs = graphwalktest.Retrieve(t, r, question)
 	if len(docs) != 1 || docs[0].Title != "Knowledge graph query" || !strings.Contains(docs[0].Content, "Kestrel Microsystems") ||
 		!strings.Contains(docs[0].Content, "customer: Halvorsen Freight, product: ") {
 		t.Errorf("Cypher answer: %+v", docs)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
+
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // Bounds on how much of one value is shown: a generated query may return
@@ -24,7 +26,7 @@ const (
 // as [a, b], maps as {k: v} in key order. Nothing here can fail: a value
 // of a type it does not know is printed with %v.
 func formatValue(v any) string {
-	return clip(formatAny(v, 0), maxValueRunes)
+	return words.Clip(formatAny(v, 0), maxValueRunes)
 }
 
 func formatAny(v any, depth int) string {
@@ -35,7 +37,7 @@ func formatAny(v any, depth int) string {
 	case nil:
 		return "null"
 	case string:
-		return clip(x, maxValueRunes)
+		return words.Clip(x, maxValueRunes)
 	case bool:
 		return strconv.FormatBool(x)
 	case int64:
@@ -47,7 +49,7 @@ func formatAny(v any, depth int) string {
 	case time.Time:
 		return x.Format(time.RFC3339)
 	case dbtype.Node:
-		return nodeFromDB(x).ref()
+		return nodeFromDB(x).Ref()
 	case dbtype.Relationship:
 		return ":" + x.Type
 	case dbtype.Path:
@@ -90,7 +92,7 @@ func formatPath(p dbtype.Path) string {
 		return "()"
 	}
 	var b strings.Builder
-	b.WriteString(nodeFromDB(p.Nodes[0]).ref())
+	b.WriteString(nodeFromDB(p.Nodes[0]).Ref())
 	for i, r := range p.Relationships {
 		if i+1 >= len(p.Nodes) {
 			break
@@ -101,7 +103,7 @@ func formatPath(p dbtype.Path) string {
 		} else {
 			b.WriteString(" -[" + r.Type + "]-> ")
 		}
-		b.WriteString(nodeFromDB(next).ref())
+		b.WriteString(nodeFromDB(next).Ref())
 	}
 	return b.String()
 }

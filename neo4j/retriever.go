@@ -142,11 +142,11 @@ func (r *GraphRetriever) cypher(ctx context.Context, question string) (agent.Doc
 			if ctx.Err() != nil {
 				return agent.Document{}, false, ctx.Err()
 			}
-			r.log().Warn("neo4j: Cypher writer failed; walking the graph", "attempt", attempt, "err", err)
+			r.log().WarnContext(ctx, "neo4j: Cypher writer failed; walking the graph", "attempt", attempt, "err", err)
 			return agent.Document{}, false, nil
 		}
 		if strings.TrimSpace(q) == "" {
-			r.log().Info("neo4j: no Cypher for the question; walking the graph", "attempt", attempt)
+			r.log().InfoContext(ctx, "neo4j: no Cypher for the question; walking the graph", "attempt", attempt)
 			return agent.Document{}, false, nil
 		}
 		t, err := r.g.runReadOnly(ctx, q, nil)
@@ -154,7 +154,9 @@ func (r *GraphRetriever) cypher(ctx context.Context, question string) (agent.Doc
 		var neoErr *neo4jdrv.Neo4jError
 		switch {
 		case err == nil && len(t.rows) == 0:
-			r.log().Info("neo4j: generated Cypher found nothing; walking the graph", "cypher", t.query)
+			// Generated Cypher carries the asker's words: debug only.
+			r.log().InfoContext(ctx, "neo4j: generated Cypher found nothing; walking the graph")
+			r.log().DebugContext(ctx, "neo4j: generated Cypher found nothing", "cypher", t.query)
 			return agent.Document{}, false, nil
 		case err == nil:
 			return cypherDocument(t), true, nil
@@ -163,13 +165,15 @@ func (r *GraphRetriever) cypher(ctx context.Context, question string) (agent.Doc
 		case errors.As(err, &neoErr) && neoErr.Classification() == "ClientError" && ctx.Err() == nil:
 			// The query is wrong (syntax, types, too slow), not the
 			// database: worth one repair.
-			r.log().Info("neo4j: generated Cypher failed", "attempt", attempt, "cypher", q, "err", neoErr.Msg)
+			r.log().InfoContext(ctx, "neo4j: generated Cypher failed; asking for a repair", "attempt", attempt, "code", neoErr.Code)
+			r.log().DebugContext(ctx, "neo4j: generated Cypher failed", "attempt", attempt, "cypher", q, "err", neoErr.Msg)
 			failed, dbErr = q, neoErr.Msg
 		default:
 			return agent.Document{}, false, err
 		}
 	}
-	r.log().Warn("neo4j: repaired Cypher failed too; walking the graph", "cypher", failed, "err", dbErr)
+	r.log().WarnContext(ctx, "neo4j: repaired Cypher failed too; walking the graph")
+	r.log().DebugContext(ctx, "neo4j: repaired Cypher failed too", "cypher", failed, "err", dbErr)
 	return agent.Document{}, false, nil
 }
 

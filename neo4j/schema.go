@@ -9,6 +9,8 @@ import (
 	"unicode"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // Schema is the shape of the graph as the Cypher writer needs it: the
@@ -46,6 +48,9 @@ type PropInfo struct {
 // schemaSample bounds what introspection reads per label and per type:
 // the schema must not cost a full scan of a large graph.
 const schemaSample = 1000
+
+// maxQuestionWords bounds the words of a question that are examined.
+const maxQuestionWords = 512
 
 // Schema returns the graph's schema. It is cached for Config.CacheTTL
 // and refreshed sooner when the graph's version moves (any write through
@@ -230,7 +235,7 @@ func propInfo(ctx context.Context, tx neo4jdrv.ManagedTransaction, match string,
 func example(v any) string {
 	switch x := v.(type) {
 	case string:
-		return strconv.Quote(clip(x, 40))
+		return strconv.Quote(words.Clip(x, 40))
 	case int64, float64, bool:
 		return formatValue(x)
 	}
@@ -269,7 +274,7 @@ func (s *Schema) text(question string, maxLabels int, also []string) string {
 		b.WriteString("(the graph is empty)\n")
 	}
 	for _, l := range labels {
-		fmt.Fprintf(&b, "(:%s%s) %s\n", l.Name, propsText(l.Props), plural(int(l.Count), "node"))
+		fmt.Fprintf(&b, "(:%s%s) %s\n", l.Name, propsText(l.Props), words.Plural(int(l.Count), "node"))
 	}
 	if trimmed {
 		fmt.Fprintf(&b, "(%d of %d labels shown: those the question mentions and their neighbours)\n", len(labels), len(s.Labels))
@@ -304,16 +309,16 @@ func propsText(ps []PropInfo) string {
 // ("supplies" → SUPPLIES); then their neighbours, most numerous first.
 // A question that names nothing gets the most numerous labels.
 func (s *Schema) relevant(question string, max int, also []string) map[string]bool {
-	qtoks := tokens(question, maxQueryTokens)
-	words := map[string]bool{}
+	qtoks := words.Split(question, maxQuestionWords)
+	said := map[string]bool{}
 	for _, t := range qtoks {
-		words[t], words[singular(t)] = true, true
+		said[t], said[words.Singular(t)] = true, true
 	}
 	phrase := " " + strings.Join(qtoks, " ") + " "
 	mentions := func(name string) bool {
 		ws := nameWords(name)
 		if len(ws) == 1 {
-			return words[ws[0]] || words[singular(ws[0])]
+			return said[ws[0]] || said[words.Singular(ws[0])]
 		}
 		joined := strings.Join(ws, " ")
 		return strings.Contains(phrase, " "+joined+" ") || strings.Contains(phrase, " "+joined+"s ")
@@ -401,17 +406,17 @@ func (g *Graph) SchemaText(ctx context.Context, question string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	idx, err := g.entities(ctx)
+	idx, err := g.EntityIndex(ctx)
 	if err != nil {
 		return "", fmt.Errorf("neo4j: schema: %w", err)
 	}
-	named := idx.match(question)
+	named := idx.Match(question)
 	var also, refs []string
 	for _, e := range named {
-		also = append(also, e.labels...)
-		ref := strconv.Quote(e.name)
-		if len(e.labels) > 0 {
-			ref += " (:" + strings.Join(e.labels, ", :") + ")"
+		also = append(also, e.Labels...)
+		ref := strconv.Quote(e.Name)
+		if len(e.Labels) > 0 {
+			ref += " (:" + strings.Join(e.Labels, ", :") + ")"
 		}
 		refs = append(refs, ref)
 	}

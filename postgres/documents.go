@@ -3,6 +3,7 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -78,7 +79,7 @@ const recordEmbedderSQL = `WITH ins AS (
 SELECT value FROM ins UNION ALL SELECT value FROM meta WHERE key = $1 LIMIT 1`
 
 // chunkColumns are the columns UpsertDocuments copies.
-var chunkColumns = []string{"document_id", "idx", "workspace", "channel", "private", "title", "heading", "content", "embedding"}
+var chunkColumns = []string{"document_id", "idx", "workspace", "channel", "private", "title", "heading", "content", "embedding", "location", "metadata"}
 
 func (s *DocumentStore) upsert(ctx context.Context, docs []kb.Document) (int, error) {
 	if len(docs) == 0 {
@@ -122,8 +123,12 @@ func (s *DocumentStore) upsert(ctx context.Context, docs []kb.Document) (int, er
 					if len(c.Embedding) > 0 {
 						emb = pgvector.NewVector(c.Embedding)
 					}
+					md := c.Metadata
+					if md == nil {
+						md = map[string]string{} // stored as {}, not null
+					}
 					rows = append(rows, []any{id, c.Index, doc.Workspace, doc.Channel, doc.Private,
-						doc.Title, c.Heading, c.Content, emb})
+						doc.Title, c.Heading, c.Content, emb, c.Location, md})
 				}
 				return nil
 			})
@@ -232,6 +237,10 @@ func contentHash(doc kb.Document) string {
 	b.WriteString(doc.Title)
 	for _, c := range doc.Chunks {
 		fmt.Fprintf(&b, "\x00%d\x00%s\x00%s", c.Index, c.Heading, c.Content)
+		if c.Location != "" || len(c.Metadata) > 0 { // so that older hashes stay valid
+			md, _ := json.Marshal(c.Metadata) // map keys are sorted
+			fmt.Fprintf(&b, "\x00%s\x00%s", c.Location, md)
+		}
 	}
 	return kb.Hash(b.String())
 }
@@ -251,7 +260,14 @@ func sanitize(doc kb.Document) kb.Document {
 	doc.Metadata = md
 	chunks := make([]kb.Chunk, len(doc.Chunks))
 	for i, c := range doc.Chunks {
-		c.Heading, c.Content = cleanText(c.Heading), cleanText(c.Content)
+		c.Heading, c.Content, c.Location = cleanText(c.Heading), cleanText(c.Content), cleanText(c.Location)
+		if len(c.Metadata) > 0 {
+			cmd := make(map[string]string, len(c.Metadata))
+			for k, v := range c.Metadata {
+				cmd[cleanText(k)] = cleanText(v)
+			}
+			c.Metadata = cmd
+		}
 		chunks[i] = c
 	}
 	doc.Chunks = chunks

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/testenv"
 	"github.com/switchboard/switchboard/kb"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 const testDim = 64
@@ -66,7 +67,7 @@ func (e bowEmbedder) Embed(_ context.Context, texts []string) ([][]float32, erro
 	out := make([][]float32, len(texts))
 	for i, s := range texts {
 		v := make([]float32, dim)
-		for _, w := range tokens(s, 1<<20) {
+		for _, w := range words.Split(s, 1<<20) {
 			if stopwords[w] {
 				continue
 			}

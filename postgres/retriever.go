@@ -120,7 +120,8 @@ const hybridSQL = `WITH vec AS MATERIALIZED (
 	ORDER BY score DESC, id
 	LIMIT $6
 )
-SELECT f.score, c.idx, c.heading, c.content, d.workspace, d.key, d.title, d.location, d.metadata
+SELECT f.score, c.idx, c.heading, c.content, d.workspace, d.key, d.title, d.location, d.metadata,
+	c.location, c.metadata
 FROM fused f
 JOIN chunks c ON c.id = f.id
 JOIN documents d ON d.id = c.document_id
@@ -213,8 +214,10 @@ func scanDocument(rows pgx.Rows) (agent.Document, error) {
 		heading, content    string
 		ws, key, title, loc string
 		meta                []byte
+		cloc                string
+		cmeta               []byte
 	)
-	if err := rows.Scan(&score, &idx, &heading, &content, &ws, &key, &title, &loc, &meta); err != nil {
+	if err := rows.Scan(&score, &idx, &heading, &content, &ws, &key, &title, &loc, &meta, &cloc, &cmeta); err != nil {
 		return agent.Document{}, fmt.Errorf("read chunk: %w", err)
 	}
 	md := map[string]string{}
@@ -223,6 +226,18 @@ func scanDocument(rows pgx.Rows) (agent.Document, error) {
 	}
 	if md == nil { // stored as JSON null
 		md = map[string]string{}
+	}
+	// The chunk's own facts (the message it starts at) are more precise
+	// than its document's.
+	var chunkMD map[string]string
+	if err := json.Unmarshal(cmeta, &chunkMD); err != nil {
+		return agent.Document{}, fmt.Errorf("read chunk: chunk metadata of %q: %w", key, err)
+	}
+	for k, v := range chunkMD {
+		md[k] = v
+	}
+	if cloc != "" {
+		loc = cloc
 	}
 	setDefault(md, "key", key)
 	setDefault(md, "chunk", strconv.Itoa(idx))
@@ -273,7 +288,8 @@ func (r *Retriever) embedQuery(ctx context.Context, query string) ([]float32, bo
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			r.db.opts.Logger.WarnContext(ctx, "postgres: query not embedded, keyword search only", "query", query, "err", err)
+			r.db.opts.Logger.WarnContext(ctx, "postgres: query not embedded, keyword search only", "err", err)
+			r.db.opts.Logger.DebugContext(ctx, "postgres: query not embedded", "query", query) // the asker's words: debug only
 		}
 		return nil, false
 	}

@@ -2,7 +2,8 @@ package postgres
 
 import (
 	"strings"
-	"unicode"
+
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // Bounds on the full-text query built from a question.
@@ -25,7 +26,7 @@ const (
 func queryWords(text string) string {
 	var terms []string
 	seen := map[string]bool{}
-	for _, t := range tokens(text, maxQueryTokens) {
+	for _, t := range words.Split(text, maxQueryTokens) {
 		if len(terms) == maxQueryTerms {
 			break
 		}
@@ -35,39 +36,4 @@ func queryWords(text string) string {
 		}
 	}
 	return strings.Join(terms, " ")
-}
-
-// tokens splits s into lowercased runs of letters, digits and combining
-// marks, stopping after max tokens so that a pasted 10 kB question costs no
-// more than a short one. Every token holds at least one letter or digit.
-func tokens(s string, max int) []string {
-	var out []string
-	var b strings.Builder
-	alnum := false
-	flush := func() {
-		if b.Len() > 0 && alnum {
-			out = append(out, b.String())
-		}
-		b.Reset()
-		alnum = false
-	}
-	for _, r := range s {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(unicode.ToLower(r))
-			alnum = true
-		case unicode.IsMark(r) && b.Len() > 0:
-			b.WriteRune(r)
-		default:
-			flush()
-			if len(out) >= max {
-				return out
-			}
-		}
-	}
-	flush()
-	if len(out) > max {
-		out = out[:max]
-	}
-	return out
 }

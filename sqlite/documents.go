@@ -103,8 +103,8 @@ func (s *DocumentStore) UpsertDocument(ctx context.Context, doc kb.Document) (ch
 				return err
 			}
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks (document_id, idx, heading, content, embedding)
-			VALUES (?, ?, ?, ?, ?)`)
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks (document_id, idx, heading, content, embedding, location, metadata)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -114,7 +114,11 @@ func (s *DocumentStore) UpsertDocument(ctx context.Context, doc kb.Document) (ch
 			if len(c.Embedding) > 0 {
 				emb = encodeVector(c.Embedding)
 			}
-			if _, err := stmt.ExecContext(ctx, id, c.Index, c.Heading, c.Content, emb); err != nil {
+			cmeta, err := chunkMetadata(c.Metadata)
+			if err != nil {
+				return fmt.Errorf("chunk %d: metadata: %w", c.Index, err)
+			}
+			if _, err := stmt.ExecContext(ctx, id, c.Index, c.Heading, c.Content, emb, c.Location, cmeta); err != nil {
 				return fmt.Errorf("chunk %d: %w", c.Index, err)
 			}
 		}
@@ -129,6 +133,16 @@ func (s *DocumentStore) UpsertDocument(ctx context.Context, doc kb.Document) (ch
 		return false, fmt.Errorf("sqlite: upsert document %q: %w", doc.Key, err)
 	}
 	return changed, nil
+}
+
+// chunkMetadata is a chunk's metadata as stored: a JSON object, "{}" for
+// none.
+func chunkMetadata(md map[string]string) (string, error) {
+	if len(md) == 0 {
+		return "{}", nil
+	}
+	b, err := json.Marshal(md)
+	return string(b), err
 }
 
 // recordEmbedding records the embedder and dimension on the first write
@@ -173,6 +187,10 @@ func contentHash(doc kb.Document) string {
 	b.WriteString(doc.Title)
 	for _, c := range doc.Chunks {
 		fmt.Fprintf(&b, "\x00%d\x00%s\x00%s", c.Index, c.Heading, c.Content)
+		if c.Location != "" || len(c.Metadata) > 0 { // so that older hashes stay valid
+			md, _ := json.Marshal(c.Metadata) // map keys are sorted
+			fmt.Fprintf(&b, "\x00%s\x00%s", c.Location, md)
+		}
 	}
 	return kb.Hash(b.String())
 }

@@ -5,25 +5,26 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/switchboard/switchboard/graphwalk"
 	"github.com/switchboard/switchboard/kb"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // GraphStore holds the knowledge graph: nodes and the typed edges between
-// them. It keeps the node names in memory for MatchEntities and reloads
-// them only when the graph's version in the meta table has moved, so a
-// graph written by another process (ingest while serve runs) is noticed
-// at the cost of one tiny query per match.
+// them. It keeps the node names in memory for MatchEntities and the walk
+// and reloads them only when the graph's version in the meta table has
+// moved, so a graph written by another process (ingest while serve runs)
+// is noticed at the cost of one tiny query per match. It implements
+// graphwalk.Store, which is how GraphRetriever reads it.
 type GraphStore struct {
-	db *DB
-
-	mu      sync.Mutex
-	index   *entityIndex // nil until first needed
-	version string       // graph version index was loaded at
+	db    *DB
+	names graphwalk.IndexCache // entity names, for MatchEntities and the walk
 }
+
+var _ graphwalk.Store = (*GraphStore)(nil)
 
 // NewGraphStore returns the graph stored in db.
 func NewGraphStore(db *DB) *GraphStore {
@@ -63,7 +64,9 @@ func (g *GraphStore) UpsertNodes(ctx context.Context, nodes []kb.Node) error {
 			if err != nil {
 				return fmt.Errorf("node %q: %w", n.ID, err)
 			}
-			if _, err := stmt.ExecContext(ctx, n.ID, strings.TrimSpace(n.Label), name, normName(name), props, n.Source); err != nil {
+			// name_norm keeps the schema's column filled for queries by
+			// hand; matching normalises names itself, in graphwalk.Index.
+			if _, err := stmt.ExecContext(ctx, n.ID, strings.TrimSpace(n.Label), name, words.Norm(name), props, n.Source); err != nil {
 				return fmt.Errorf("node %q: %w", n.ID, err)
 			}
 		}
@@ -161,171 +164,50 @@ func (g *GraphStore) CountEdges(ctx context.Context) (int, error) {
 	return count(ctx, g.db, "edges")
 }
 
-// Bounds on entity matching.
-const (
-	maxMatchTokens = 4096 // words of the text examined
-	maxMatches     = 10   // names returned
-)
-
-// entityIndex is every distinct node name, tokenised, keyed by its first
-// token, so that matching a text costs one map lookup per word.
-type entityIndex struct {
-	byFirst map[string][]entityName // longest names first
-	labels  map[string]string       // lower-case label and its singular → label
-}
-
-type entityName struct {
-	name string // as stored, for display
-	norm string
-	toks []string
-}
-
-// MatchEntities returns the names of nodes mentioned in text, compared
-// case-insensitively on whole words ("Acme Corp." matches "acme corp", not
-// "Acmeville"). Where names overlap the longest wins ("Acme Corp" rather
-// than "Acme"); results are ordered longest first, then by position, and
-// at most 10 are returned. Names made only of stopwords or of one
-// character ("IT", "A") are never matched: they occur in ordinary prose.
+// MatchEntities returns the names of nodes mentioned in text, as
+// graphwalk.Index.Match finds them: compared case-insensitively on whole
+// words ("Acme Corp." matches "acme corp", not "Acmeville"), the longest
+// of overlapping names winning, longest first, then by position, at most
+// 10. Names made only of stopwords or of one character ("IT", "A") are
+// never matched: they occur in ordinary prose.
 func (g *GraphStore) MatchEntities(ctx context.Context, text string) ([]string, error) {
-	idx, err := g.entities(ctx)
+	idx, err := g.EntityIndex(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: match entities: %w", err)
 	}
-	return idx.match(text), nil
+	return idx.MatchNames(text), nil
 }
 
-// match implements MatchEntities.
-func (idx *entityIndex) match(text string) []string {
-	toks := tokens(text, maxMatchTokens)
-	var found []entityName // in order of first mention
-	seen := map[string]bool{}
-	for i := 0; i < len(toks); {
-		n := 1
-		for _, e := range idx.byFirst[toks[i]] {
-			if hasPrefix(toks[i:], e.toks) {
-				if !seen[e.norm] {
-					seen[e.norm] = true
-					found = append(found, e)
-				}
-				n = len(e.toks) // a name inside a longer one is not mentioned
-				break
-			}
-		}
-		i += n
-	}
-	sort.SliceStable(found, func(i, j int) bool { return len(found[i].toks) > len(found[j].toks) })
-	if len(found) > maxMatches {
-		found = found[:maxMatches]
-	}
-	names := make([]string, len(found))
-	for i, e := range found {
-		names[i] = e.name
-	}
-	return names
-}
-
-func hasPrefix(toks, prefix []string) bool {
-	if len(prefix) > len(toks) {
-		return false
-	}
-	for i, t := range prefix {
-		if toks[i] != t {
-			return false
-		}
-	}
-	return true
-}
-
-// entities returns the entity index, reloading it when the graph version
-// has changed since it was built.
-func (g *GraphStore) entities(ctx context.Context) (*entityIndex, error) {
+// EntityIndex returns the index of node names and labels, reloading it
+// when the graph version in the meta table has moved since it was built.
+func (g *GraphStore) EntityIndex(ctx context.Context) (*graphwalk.Index, error) {
 	version, _, err := getMeta(ctx, g.db.db, metaGraphVersion)
 	if err != nil {
 		return nil, err
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.index != nil && g.version == version {
-		return g.index, nil
-	}
-	idx, err := g.loadIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
-	g.index, g.version = idx, version
-	return idx, nil
+	return g.names.Get(ctx, version, g.indexEntries)
 }
 
-func (g *GraphStore) loadIndex(ctx context.Context) (*entityIndex, error) {
-	idx := &entityIndex{byFirst: map[string][]entityName{}, labels: map[string]string{}}
-	rows, err := g.db.db.QueryContext(ctx, `SELECT name_norm, min(name) FROM nodes GROUP BY name_norm`)
+// indexEntries reads every node's id, name and label for the index.
+func (g *GraphStore) indexEntries(ctx context.Context) ([]graphwalk.Entry, error) {
+	rows, err := g.db.db.QueryContext(ctx, `SELECT id, name, label FROM nodes`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	var out []graphwalk.Entry
 	for rows.Next() {
-		var e entityName
-		if err := rows.Scan(&e.norm, &e.name); err != nil {
+		var e graphwalk.Entry
+		var label string
+		if err := rows.Scan(&e.ID, &e.Name, &label); err != nil {
 			return nil, err
 		}
-		e.toks = strings.Fields(e.norm)
-		if !matchable(e.toks) {
-			continue
+		if label != "" {
+			e.Labels = []string{label}
 		}
-		idx.byFirst[e.toks[0]] = append(idx.byFirst[e.toks[0]], e)
+		out = append(out, e)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	for _, es := range idx.byFirst {
-		sort.Slice(es, func(i, j int) bool { return len(es[i].toks) > len(es[j].toks) })
-	}
-
-	lrows, err := g.db.db.QueryContext(ctx, `SELECT DISTINCT label FROM nodes WHERE label <> ''`)
-	if err != nil {
-		return nil, err
-	}
-	defer lrows.Close()
-	for lrows.Next() {
-		var l string
-		if err := lrows.Scan(&l); err != nil {
-			return nil, err
-		}
-		k := strings.ToLower(l)
-		idx.labels[k] = l
-		idx.labels[singular(k)] = l
-	}
-	return idx, lrows.Err()
-}
-
-// matchable reports whether a name is distinctive enough to look for in
-// prose.
-func matchable(toks []string) bool {
-	if len(toks) == 0 || (len(toks) == 1 && len([]rune(toks[0])) < 2) {
-		return false
-	}
-	for _, t := range toks {
-		if !stopwords[t] {
-			return true
-		}
-	}
-	return false
-}
-
-// node is a stored node as the graph retriever reads it.
-type node struct {
-	ID    string
-	Label string
-	Name  string
-	Props map[string]string
-}
-
-// ref is how a node is written in a fact: "Acme Corp (Supplier)".
-func (n node) ref() string {
-	if n.Label == "" {
-		return n.Name
-	}
-	return n.Name + " (" + n.Label + ")"
+	return out, rows.Err()
 }
 
 func scanProps(s string) map[string]string {
@@ -340,15 +222,15 @@ func scanProps(s string) map[string]string {
 }
 
 // queryNodes runs a query selecting id, label, name, props.
-func (g *GraphStore) queryNodes(ctx context.Context, query string, args ...any) ([]node, error) {
+func (g *GraphStore) queryNodes(ctx context.Context, query string, args ...any) ([]graphwalk.Node, error) {
 	rows, err := g.db.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []node
+	var out []graphwalk.Node
 	for rows.Next() {
-		var n node
+		var n graphwalk.Node
 		var props string
 		if err := rows.Scan(&n.ID, &n.Label, &n.Name, &props); err != nil {
 			return nil, err
@@ -359,99 +241,85 @@ func (g *GraphStore) queryNodes(ctx context.Context, query string, args ...any) 
 	return out, rows.Err()
 }
 
-// nodesByNames returns the nodes called by each of names (as MatchEntities
-// returns them), in the order of names.
-func (g *GraphStore) nodesByNames(ctx context.Context, names []string, limit int) ([]node, error) {
-	var out []node
-	for _, name := range names {
-		ns, err := g.queryNodes(ctx, `SELECT id, label, name, props FROM nodes
-			WHERE name_norm = ? ORDER BY id LIMIT ?`, normName(name), limit)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ns...)
-		if len(out) >= limit {
-			return out[:limit], nil
-		}
+// NodesByIDs returns the nodes with the given ids, in the order of ids.
+// The ids travel as one JSON array, so that any number of them is one
+// statement with one parameter.
+func (g *GraphStore) NodesByIDs(ctx context.Context, ids []string) ([]graphwalk.Node, error) {
+	if len(ids) == 0 {
+		return nil, nil
 	}
-	return out, nil
-}
-
-// fact is one edge with both ends.
-type fact struct {
-	id       int64
-	src, dst node
-	typ      string
-	props    map[string]string
-	origin   string
-}
-
-func (f fact) String() string {
-	s := f.src.ref() + " -[" + f.typ + "]-> " + f.dst.ref()
-	if p := formatProps(f.props, maxPropsShown); p != "" {
-		s += " " + p
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
 	}
-	return s
+	return g.queryNodes(ctx, `SELECT n.id, n.label, n.name, n.props
+		FROM json_each(?) j JOIN nodes n ON n.id = j.value
+		ORDER BY j.key`, string(list))
 }
 
-// edgesOf returns up to n edges touching node id, in either direction,
-// ordered by type so a node's relations of one kind are listed together.
-func (g *GraphStore) edgesOf(ctx context.Context, id string, n int) ([]fact, error) {
-	rows, err := g.db.db.QueryContext(ctx, `SELECT e.id, e.type, e.props, e.origin,
+// NodesOfLabel returns up to limit nodes labelled label, compared without
+// regard to case, in order.
+func (g *GraphStore) NodesOfLabel(ctx context.Context, label string, order graphwalk.Order, limit int) ([]graphwalk.Node, error) {
+	by := "id"
+	if order == graphwalk.ByName {
+		by = "name, id"
+	}
+	return g.queryNodes(ctx, `SELECT id, label, name, props FROM nodes
+		WHERE label = ? COLLATE NOCASE ORDER BY `+by+` LIMIT ?`, label, limit)
+}
+
+// CountLabel returns the number of nodes labelled label, compared without
+// regard to case, as NodesOfLabel compares it.
+func (g *GraphStore) CountLabel(ctx context.Context, label string) (int, error) {
+	var n int
+	err := g.db.db.QueryRowContext(ctx, `SELECT count(*) FROM nodes WHERE label = ? COLLATE NOCASE`, label).Scan(&n)
+	return n, err
+}
+
+// EdgesOf returns, for each of ids, up to limit edges touching that node
+// in either direction, ordered by type, then by when they were stored.
+// The database is in process, so a query per node costs next to nothing.
+func (g *GraphStore) EdgesOf(ctx context.Context, ids []string, limit int) ([][]graphwalk.Fact, error) {
+	stmt, err := g.db.db.PrepareContext(ctx, `SELECT e.id, e.type, e.props, e.origin,
 			s.id, s.label, s.name, s.props, t.id, t.label, t.name, t.props
 		FROM edges e
 		JOIN nodes s ON s.id = e.source
 		JOIN nodes t ON t.id = e.target
 		WHERE e.source = :id OR e.target = :id
 		ORDER BY e.type, e.id
-		LIMIT :n`, sql.Named("id", id), sql.Named("n", n))
+		LIMIT :n`)
+	if err != nil {
+		return nil, err
+	}
+	defer stmt.Close()
+	out := make([][]graphwalk.Fact, len(ids))
+	for i, id := range ids {
+		if out[i], err = scanFacts(stmt.QueryContext(ctx, sql.Named("id", id), sql.Named("n", limit))); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// scanFacts reads the rows of EdgesOf's query.
+func scanFacts(rows *sql.Rows, err error) ([]graphwalk.Fact, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []fact
+	var out []graphwalk.Fact
 	for rows.Next() {
-		var f fact
+		var f graphwalk.Fact
+		var id int64
 		var props, sprops, tprops string
-		if err := rows.Scan(&f.id, &f.typ, &props, &f.origin,
-			&f.src.ID, &f.src.Label, &f.src.Name, &sprops,
-			&f.dst.ID, &f.dst.Label, &f.dst.Name, &tprops); err != nil {
+		if err := rows.Scan(&id, &f.Type, &props, &f.Origin,
+			&f.Src.ID, &f.Src.Label, &f.Src.Name, &sprops,
+			&f.Dst.ID, &f.Dst.Label, &f.Dst.Name, &tprops); err != nil {
 			return nil, err
 		}
-		f.props, f.src.Props, f.dst.Props = scanProps(props), scanProps(sprops), scanProps(tprops)
+		f.ID = strconv.FormatInt(id, 10)
+		f.Props, f.Src.Props, f.Dst.Props = scanProps(props), scanProps(sprops), scanProps(tprops)
 		out = append(out, f)
 	}
 	return out, rows.Err()
-}
-
-// maxPropsShown bounds the properties printed per node or edge.
-const maxPropsShown = 8
-
-// formatProps renders properties as "{k: v, ...}" in key order, at most
-// n of them, each value cut to a readable length.
-func formatProps(p map[string]string, n int) string {
-	if len(p) == 0 {
-		return ""
-	}
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	if len(keys) > n {
-		keys = keys[:n]
-	}
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + ": " + clip(p[k], 80)
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

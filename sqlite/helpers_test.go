@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/kb"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // openTest opens a fresh store file in a temporary directory.
@@ -41,8 +42,8 @@ func (e bowEmbedder) Embed(_ context.Context, texts []string) ([][]float32, erro
 	out := make([][]float32, len(texts))
 	for i, s := range texts {
 		v := make([]float32, dim)
-		for _, w := range tokens(s, 1<<20) {
-			if stopwords[w] {
+		for _, w := range words.Split(s, 1<<20) {
+			if words.IsStop(w) {
 				continue
 			}
 			h := fnv.New32a()

@@ -111,7 +111,8 @@ func (r *Retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Do
 	if q.ok {
 		vec, err = r.searchVector(ctx, q.vec, req.Scope, pool)
 		if errors.Is(err, errDimension) {
-			r.log().WarnContext(ctx, "sqlite: vector search skipped", "query", query, "err", err)
+			r.log().WarnContext(ctx, "sqlite: vector search skipped", "err", err)
+			r.log().DebugContext(ctx, "sqlite: vector search skipped", "query", query) // the asker's words: debug only
 			vec, err = nil, nil
 		}
 		if err != nil {
@@ -144,7 +145,8 @@ func (r *Retriever) embedQuery(ctx context.Context, query string) ([]float32, bo
 		err = fmt.Errorf("embedder returned %d vectors for 1 text", len(vs))
 	}
 	if err != nil {
-		r.log().WarnContext(ctx, "sqlite: query not embedded, keyword search only", "query", query, "err", err)
+		r.log().WarnContext(ctx, "sqlite: query not embedded, keyword search only", "err", err)
+		r.log().DebugContext(ctx, "sqlite: query not embedded", "query", query) // the asker's words: debug only
 		return nil, false
 	}
 	return vs[0], true
@@ -364,7 +366,7 @@ func (r *Retriever) load(ctx context.Context, hits []hit) ([]agent.Document, err
 	for i, h := range hits {
 		args[i] = h.id
 	}
-	rows, err := r.db.db.QueryContext(ctx, `SELECT c.id, c.idx, c.heading, c.content,
+	rows, err := r.db.db.QueryContext(ctx, `SELECT c.id, c.idx, c.heading, c.content, c.location, c.metadata,
 			d.workspace, d.key, d.title, d.location, d.metadata
 		FROM chunks c JOIN documents d ON d.id = c.document_id
 		WHERE c.id IN (?`+strings.Repeat(", ?", len(hits)-1)+`)`, args...)
@@ -378,9 +380,10 @@ func (r *Retriever) load(ctx context.Context, hits []hit) ([]agent.Document, err
 			id                        int64
 			idx                       int
 			heading, content          string
+			cloc, cmeta               string
 			ws, key, title, loc, meta string
 		)
-		if err := rows.Scan(&id, &idx, &heading, &content, &ws, &key, &title, &loc, &meta); err != nil {
+		if err := rows.Scan(&id, &idx, &heading, &content, &cloc, &cmeta, &ws, &key, &title, &loc, &meta); err != nil {
 			return nil, fmt.Errorf("load chunks: %w", err)
 		}
 		md := map[string]string{}
@@ -389,6 +392,18 @@ func (r *Retriever) load(ctx context.Context, hits []hit) ([]agent.Document, err
 		}
 		if md == nil { // stored as JSON null
 			md = map[string]string{}
+		}
+		// The chunk's own facts (the message it starts at) are more
+		// precise than its document's.
+		var chunkMD map[string]string
+		if err := json.Unmarshal([]byte(cmeta), &chunkMD); err != nil {
+			return nil, fmt.Errorf("load chunks: chunk metadata of %q: %w", key, err)
+		}
+		for k, v := range chunkMD {
+			md[k] = v
+		}
+		if cloc != "" {
+			loc = cloc
 		}
 		setDefault(md, "key", key)
 		setDefault(md, "chunk", strconv.Itoa(idx))

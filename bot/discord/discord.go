@@ -58,6 +58,10 @@ type Config struct {
 	// It is copied, never modified.
 	HTTPClient *http.Client
 	Log        *slog.Logger // nil discards
+	// Ingest, if set, adds the /ingest command for ingest admins and, in
+	// gateway mode, keeps ingested channels up to date from
+	// MESSAGE_CREATE, MESSAGE_UPDATE and MESSAGE_DELETE (ingest.go).
+	Ingest bot.ChannelIngester
 }
 
 // Dispatcher takes questions and feedback; *bot.Dispatcher implements it.
@@ -158,6 +162,8 @@ func New(cfg Config, d Dispatcher) (*Adapter, error) {
 		s.AddHandler(a.onReady)
 		s.AddHandler(a.onInteraction)
 		s.AddHandler(a.onMessage)
+		s.AddHandler(a.onMessageUpdate)
+		s.AddHandler(a.onMessageDelete)
 	}
 	return a, nil
 }
@@ -192,6 +198,9 @@ func (a *Adapter) RegisterCommands(ctx context.Context) error {
 		return errors.New("discord: registering /ask needs DISCORD_BOT_TOKEN")
 	}
 	cmds := []*discordgo.ApplicationCommand{askCommand()}
+	if a.cfg.Ingest != nil {
+		cmds = append(cmds, ingestCommand())
+	}
 	return a.do(ctx, "register /ask", func(opts ...discordgo.RequestOption) error {
 		_, err := a.s.ApplicationCommandBulkOverwrite(a.cfg.AppID, a.cfg.GuildID, cmds, opts...)
 		return err

@@ -49,6 +49,9 @@ func (a *Adapter) onMessage(_ *discordgo.Session, mc *discordgo.MessageCreate) {
 	}
 	m := mc.Message
 	self := a.selfID()
+	// Keeps ingested channels up to date, after a question in the
+	// message was queued: reading the day again should not delay it.
+	defer a.messageChanged(m.GuildID, m.ChannelID, m.ID, m.Author, false)
 	switch {
 	case m.Author == nil || m.Author.Bot || m.Author.ID == self || m.WebhookID != "":
 		return

@@ -110,6 +110,10 @@ func parseVote(customID string) (answerID string, vote int, ok bool) {
 func (a *Adapter) interact(ctx context.Context, ia *discordgo.Interaction, respond responder) {
 	switch ia.Type {
 	case discordgo.InteractionApplicationCommand:
+		if data, ok := ia.Data.(discordgo.ApplicationCommandInteractionData); ok && data.Name == ingestName && a.cfg.Ingest != nil {
+			a.ingest(ctx, ia, respond)
+			return
+		}
 		a.ask(ctx, ia, respond)
 	case discordgo.InteractionMessageComponent:
 		a.vote(ctx, ia, respond)
@@ -165,6 +169,8 @@ func (a *Adapter) submit(ctx context.Context, in bot.Incoming, r *reply) {
 		tell = bot.BusyMessage
 	case errors.Is(err, bot.ErrStopping):
 		tell = bot.StoppingMessage
+	case errors.As(err, new(*bot.LimitError)):
+		tell = err.Error() // says when to ask again
 	default:
 		a.log.Error("could not queue a question", "err", err)
 		tell = internalMessage

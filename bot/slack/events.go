@@ -118,6 +118,9 @@ func question(text, botUserID string) string {
 // onEvent handles an acknowledged event_callback: a question goes to the
 // dispatcher, whose refusals are told to the asker.
 func (a *Adapter) onEvent(ctx context.Context, payload []byte) {
+	if a.cfg.Ingest != nil {
+		a.onChannelEvent(ctx, payload) // keeps ingested channels up to date
+	}
 	in, ok, err := parseEvent(payload, a.self())
 	if err != nil {
 		a.log.Warn("ignoring an event Slack sent", "err", err)
@@ -131,6 +134,10 @@ func (a *Adapter) onEvent(ctx context.Context, payload []byte) {
 		a.tell(ctx, r, emptyQuestionHint)
 		return
 	}
+	if since, ok := ingestCommand(in.Text); ok && a.cfg.Ingest != nil {
+		a.ingestChannel(ctx, in, since, r)
+		return
+	}
 	err = a.d.Submit(ctx, in, r)
 	switch {
 	case err == nil:
@@ -140,6 +147,8 @@ func (a *Adapter) onEvent(ctx context.Context, payload []byte) {
 		a.tell(ctx, r, bot.BusyMessage)
 	case errors.Is(err, bot.ErrStopping):
 		a.tell(ctx, r, bot.StoppingMessage)
+	case errors.As(err, new(*bot.LimitError)):
+		a.tell(ctx, r, err.Error()) // says when to ask again
 	default:
 		a.log.Error("could not queue a question", "err", err)
 		a.tell(ctx, r, "Something went wrong while taking your question; please ask again.")

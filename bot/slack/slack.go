@@ -34,6 +34,10 @@ type Config struct {
 	// HTTPClient makes the Web API calls (default: a client with a 30s timeout).
 	HTTPClient *http.Client
 	Log        *slog.Logger
+	// Ingest, if set, takes "@Switchboard ingest this channel" from
+	// ingest admins and the message events of channels (message.channels,
+	// message.groups) to keep ingested channels up to date (ingest.go).
+	Ingest bot.ChannelIngester
 }
 
 // Dispatcher is what the adapter needs from bot.Dispatcher.

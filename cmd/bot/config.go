@@ -17,14 +17,16 @@ type Config struct {
 	DataDir string `env:"SWITCHBOARD_DATA_DIR" help:"Folder of the embedded SQLite store (default: the user's data dir, e.g. ~/.local/share/switchboard)"`
 	Demo    bool   `env:"SWITCHBOARD_DEMO" default:"true" help:"Load the bundled demo knowledge base when the embedded store is empty"`
 
-	OpenAIKey      string        `env:"OPENAI_API_KEY" secret:"true" help:"API key of an OpenAI-compatible server; with OPENAI_BASE_URL alone, a keyless local server (Ollama) is used"`
-	OpenAIBaseURL  string        `env:"OPENAI_BASE_URL" help:"Base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1 for Ollama"`
-	ChatModel      string        `env:"OPENAI_CHAT_MODEL" default:"gpt-4o-mini" help:"Chat model name"`
-	EmbeddingModel string        `env:"OPENAI_EMBEDDING_MODEL" default:"text-embedding-3-small" help:"Embedding model name, used when EMBEDDER=openai"`
-	Embedder       string        `env:"EMBEDDER" default:"local" help:"Embeddings for documents: local (feature hashing, offline) or openai (the embedding model)"`
-	EmbeddingDim   int           `env:"EMBEDDING_DIMENSIONS" default:"384" help:"Embedding vector size; must match what the store was built with"`
-	ModelTimeout   time.Duration `env:"OPENAI_TIMEOUT" default:"60s" help:"Timeout of one model request"`
-	ModelRetries   int           `env:"OPENAI_MAX_RETRIES" default:"3" help:"Retries of a model request on 429, 5xx and network errors"`
+	OpenAIKey       string        `env:"OPENAI_API_KEY" secret:"true" help:"API key of an OpenAI-compatible server; with OPENAI_BASE_URL alone, a keyless local server (Ollama) is used"`
+	OpenAIBaseURL   string        `env:"OPENAI_BASE_URL" help:"Base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1 for Ollama"`
+	ChatModel       string        `env:"OPENAI_CHAT_MODEL" default:"gpt-4o-mini" help:"Chat model name"`
+	EmbeddingModel  string        `env:"OPENAI_EMBEDDING_MODEL" default:"text-embedding-3-small" help:"Embedding model name, used when EMBEDDER=openai"`
+	Embedder        string        `env:"EMBEDDER" default:"local" help:"Embeddings for documents: local (feature hashing, offline) or openai (the embedding model)"`
+	EmbeddingDim    int           `env:"EMBEDDING_DIMENSIONS" default:"384" help:"Embedding vector size; must match what the store was built with"`
+	ModelTimeout    time.Duration `env:"OPENAI_TIMEOUT" default:"60s" help:"Timeout of one model request"`
+	ModelRetries    int           `env:"OPENAI_MAX_RETRIES" default:"3" help:"Retries of a model request on 429, 5xx and network errors"`
+	CircuitFailures int           `env:"MODEL_CIRCUIT_FAILURES" default:"5" help:"Model requests failed in a row (after retries) that open the circuit: answers go offline at once instead of waiting on a server that is down; 0: never"`
+	CircuitCooldown time.Duration `env:"MODEL_CIRCUIT_COOLDOWN" default:"30s" help:"How long an open model circuit waits before one probe request; a success closes it"`
 
 	DatabaseURL   string `env:"DATABASE_URL" secret:"true" help:"PostgreSQL (with pgvector) for documents and thread state, e.g. postgres://user:pass@host:5432/switchboard; unset: the embedded SQLite file"`
 	Neo4jURI      string `env:"NEO4J_URI" help:"Neo4j for the knowledge graph, e.g. bolt://localhost:7687; unset: the embedded SQLite file"`
@@ -35,7 +37,13 @@ type Config struct {
 	TavilyKey     string `env:"TAVILY_API_KEY" secret:"true" help:"Tavily API key; without it the web route says web search is not configured"`
 	TavilyBaseURL string `env:"TAVILY_BASE_URL" default:"https://api.tavily.com" help:"Tavily API base URL"`
 
-	HTTPAddr           string        `env:"HTTP_ADDR" default:":8080" help:"Address of the HTTP server of bot serve: /slack/events, /discord/interactions, /healthz, /readyz"`
+	IngestAdmins    string `env:"INGEST_ADMINS" help:"Who may ingest a channel from chat (@Switchboard ingest this channel, /ingest): user ids separated by commas, as slack:U123 or discord:123456 (a bare id counts on either platform); empty: nobody"`
+	IngestMaxFileMB int    `env:"INGEST_MAX_FILE_MB" default:"20" help:"Largest file attached to a chat message (text, Markdown, HTML, PDF) that chat ingestion reads, in MB"`
+	GraphExtract    string `env:"GRAPH_EXTRACT" default:"auto" help:"Graph facts from ingested chat, public channels only: auto (the model when one is configured, else rules), rules (explicit sentence patterns, offline) or off"`
+	GraphLabels     string `env:"GRAPH_LABELS" default:"Organization,Person,Product,System,Team,Project,Location" help:"Entity labels graph extraction may use, separated by commas"`
+	GraphRelations  string `env:"GRAPH_RELATIONS" default:"SUPPLIES,CUSTOMER_OF,OWNS,PARTNERS_WITH,WORKS_FOR,MANAGES,REPORTS_TO,USES,DEPENDS_ON,ACQUIRED,PART_OF,LOCATED_IN" help:"Relationship types graph extraction may use, separated by commas"`
+
+	HTTPAddr           string        `env:"HTTP_ADDR" default:":8080" help:"Address of the HTTP server of bot serve: /slack/events, /discord/interactions, /healthz, /readyz, /metrics"`
 	SlackBotToken      string        `env:"SLACK_BOT_TOKEN" secret:"true" help:"Slack bot token (xoxb-…)"`
 	SlackAppToken      string        `env:"SLACK_APP_TOKEN" secret:"true" help:"Slack app-level token (xapp-…): use Socket Mode, no public URL needed"`
 	SlackSigningSecret string        `env:"SLACK_SIGNING_SECRET" secret:"true" help:"Slack signing secret: serve the Events API at POST /slack/events"`
@@ -52,8 +60,16 @@ type Config struct {
 	AnswerTimeout      time.Duration `env:"ANSWER_TIMEOUT" default:"3m" help:"Longest time one answer may take"`
 	ShutdownTimeout    time.Duration `env:"SHUTDOWN_TIMEOUT" default:"60s" help:"On SIGTERM, how long answers in flight may take to finish"`
 
-	MaxQuestionChars int    `env:"MAX_QUESTION_CHARS" default:"4000" help:"Longer questions are refused with a clear message"`
-	LogLevel         string `env:"LOG_LEVEL" default:"info" help:"debug, info, warn or error"`
+	MaxQuestionChars int `env:"MAX_QUESTION_CHARS" default:"4000" help:"Longer questions are refused with a clear message"`
+	MaxAnswerChars   int `env:"MAX_ANSWER_CHARS" default:"6000" help:"Longer answers are cut at a paragraph and end with \"… (answer shortened)\"; 0: no limit"`
+	UserRate         int `env:"RATE_LIMIT_USER_PER_MIN" default:"10" help:"Questions one person may ask per minute (a burst of this many, then one every 60/N s); over it they are told when to retry; 0: no limit"`
+	ChannelRate      int `env:"RATE_LIMIT_CHANNEL_PER_MIN" default:"60" help:"Questions one channel may ask per minute, all people together; 0: no limit"`
+	DailyTokens      int `env:"DAILY_TOKEN_BUDGET" default:"0" help:"Model tokens one workspace or guild may use per UTC day; over it, answers use the offline engine and say when the budget renews; 0: no limit"`
+
+	LogLevel     string `env:"LOG_LEVEL" default:"info" help:"debug, info, warn or error"`
+	LogFormat    string `env:"LOG_FORMAT" default:"auto" help:"json, text, or auto: text when stderr is a terminal, else JSON"`
+	OTLPEndpoint string `env:"OTEL_EXPORTER_OTLP_ENDPOINT" help:"OTLP/HTTP endpoint for traces, e.g. http://localhost:4318 (spans go to /v1/traces); empty: tracing off"`
+	ServiceName  string `env:"OTEL_SERVICE_NAME" default:"switchboard" help:"Service name in traces"`
 }
 
 // configError is a problem with one setting: printed as one line naming it.
@@ -132,6 +148,21 @@ func (c *Config) validate() error {
 	if c.MaxQuestionChars < 1 {
 		return &configError{"MAX_QUESTION_CHARS", "must be at least 1"}
 	}
+	if err := c.validateIngest(); err != nil {
+		return err
+	}
+	if c.MaxAnswerChars != 0 && c.MaxAnswerChars < 100 {
+		return &configError{"MAX_ANSWER_CHARS", fmt.Sprintf("%d leaves no room for an answer: use at least 100, or 0 for no limit", c.MaxAnswerChars)}
+	}
+	for name, n := range map[string]int{"MODEL_CIRCUIT_FAILURES": c.CircuitFailures, "RATE_LIMIT_USER_PER_MIN": c.UserRate,
+		"RATE_LIMIT_CHANNEL_PER_MIN": c.ChannelRate, "DAILY_TOKEN_BUDGET": c.DailyTokens} {
+		if n < 0 {
+			return &configError{name, "must not be negative (0 turns it off)"}
+		}
+	}
+	if c.CircuitCooldown <= 0 {
+		return &configError{"MODEL_CIRCUIT_COOLDOWN", "must be positive"}
+	}
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		return &configError{"DATABASE_URL", "must start with postgres:// or postgresql://"}
 	}
@@ -163,6 +194,14 @@ func (c *Config) validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		return &configError{"LOG_LEVEL", fmt.Sprintf("%q is not debug, info, warn or error", c.LogLevel)}
+	}
+	switch c.LogFormat {
+	case "json", "text", "auto":
+	default:
+		return &configError{"LOG_FORMAT", fmt.Sprintf("%q is not json, text or auto", c.LogFormat)}
+	}
+	if u := c.OTLPEndpoint; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return &configError{"OTEL_EXPORTER_OTLP_ENDPOINT", fmt.Sprintf("%q is not an http(s) URL (traces are sent over OTLP/HTTP)", u)}
 	}
 	if c.DataDir == "" {
 		home, err := os.UserHomeDir()

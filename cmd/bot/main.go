@@ -5,9 +5,13 @@
 //	bot ask [--json] [--thread NAME] QUESTION   answer one question
 //	bot chat                                    a console conversation
 //	bot ingest PATH...                          load documents
+//	bot ingest slack|discord --channel ID       load a chat channel's history
 //	bot graph import NODES.csv EDGES.csv        load a knowledge graph
 //	bot migrate                                 apply database migrations
+//	bot eval [flags] CASES.jsonl                score answers on a set of cases
+//	bot bench [--quick]                         run the benchmarks
 //	bot version                                 print the build
+//	bot healthcheck                             exit 0 if the local bot serve is alive
 //
 // All wiring and configuration live in this package; nothing below cmd/
 // reads the environment.
@@ -76,11 +80,17 @@ Usage:
   bot serve                                   answer in Slack and Discord (see README: Slack, Discord)
   bot ask [--json] [--thread NAME] QUESTION   answer one question
   bot chat [--thread NAME]                    a console conversation with follow-ups
-  bot ingest PATH...                          load Markdown, text and HTML files and folders
+  bot ingest PATH...                          load Markdown, text, HTML and PDF files and folders
+  bot ingest slack --channel ID [--since DAY] load a Slack channel's history (again: only what is new)
+  bot ingest discord --channel ID [--since DAY]  the same for a Discord channel and its threads
   bot graph import NODES.csv EDGES.csv        load a knowledge graph (see examples/graph)
   bot migrate                                 apply the database migrations (also done at start-up)
+  bot eval [flags] CASES.jsonl                score answers on a set of cases (bot eval -h; eval/doc.go)
+  bot eval export-feedback [--out FILE]       write the 👍/👎 votes from chat as eval cases
+  bot bench [--quick]                         run the benchmarks, write bench/results.json (needs Go)
   bot config                                  list the settings (environment variables)
   bot version                                 print the version
+  bot healthcheck                             exit 0 if the local 'bot serve' answers /healthz
 
 With nothing configured, Switchboard uses an embedded store, a demo knowledge
 base and an offline engine. Set OPENAI_API_KEY (or OPENAI_BASE_URL) for a model
@@ -100,6 +110,14 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return nil
 	case "config":
 		return m.printConfig()
+	case "eval":
+		// Before Open: eval wires its own stores (a temporary one by default).
+		return m.eval(ctx, rest)
+	case "bench":
+		return m.bench(ctx, rest)
+	case "healthcheck":
+		// Before Open: a health probe must not connect to the stores.
+		return m.healthcheck(ctx, rest)
 	case "help", "-h", "--help":
 		fmt.Fprint(m.Stdout, usage)
 		return nil
@@ -107,7 +125,7 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	run, ok := map[string]func(context.Context, *App, []string) error{
 		"ask":     m.ask,
 		"chat":    m.chat,
-		"ingest":  m.ingest,
+		"ingest":  m.ingestAny,
 		"graph":   m.graph,
 		"migrate": m.migrate,
 		"serve":   m.serve,

@@ -33,15 +33,19 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	// own context, cancelled only after the graceful drain below.
 	work, abandon := context.WithCancel(context.WithoutCancel(ctx))
 	defer abandon()
+	askers, budget := askerLimits(cfg)
 	d := bot.NewDispatcher(bot.Config{
 		Agent: app.Agent, Workers: cfg.Workers, Queue: cfg.QueueSize, Interval: cfg.EditInterval,
 		Timeout: cfg.AnswerTimeout, Dedupe: app.Dedupe, Feedback: app.Feedback, Log: app.Log,
+		Limiter: askers, Budget: budget, Observer: app.Metrics,
 	})
 	d.Start(work)
+	app.Metrics.QueueDepth(d.Queued)
 
 	var stopping atomic.Bool
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.Handle("GET /metrics", app.Metrics.Handler())
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if stopping.Load() {
 			http.Error(w, "shutting down", http.StatusServiceUnavailable)
@@ -58,7 +62,8 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	var sa *slack.Adapter
 	if slackOn {
 		var err error
-		sa, err = slack.New(slack.Config{BotToken: cfg.SlackBotToken, AppToken: cfg.SlackAppToken, SigningSecret: cfg.SlackSigningSecret, APIURL: cfg.SlackAPIURL, Log: app.Log}, d)
+		sa, err = slack.New(slack.Config{BotToken: cfg.SlackBotToken, AppToken: cfg.SlackAppToken, SigningSecret: cfg.SlackSigningSecret, APIURL: cfg.SlackAPIURL, Log: app.Log,
+			HTTPClient: app.Metrics.HTTPClient("slack", &http.Client{Timeout: 30 * time.Second}), Ingest: app.chatService()}, d)
 		if err != nil {
 			return err
 		}
@@ -76,7 +81,8 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	}
 	if discordOn {
 		da, err := discord.New(discord.Config{Mode: cfg.DiscordMode, BotToken: cfg.DiscordBotToken, AppID: cfg.DiscordAppID,
-			PublicKey: cfg.DiscordPublicKey, GuildID: cfg.DiscordGuildID, APIURL: cfg.DiscordAPIURL, Log: app.Log}, d)
+			PublicKey: cfg.DiscordPublicKey, GuildID: cfg.DiscordGuildID, APIURL: cfg.DiscordAPIURL, Log: app.Log,
+			HTTPClient: app.Metrics.HTTPClient("discord", &http.Client{Timeout: 20 * time.Second}), Ingest: app.chatService()}, d)
 		if err != nil {
 			return err
 		}

@@ -110,8 +110,8 @@ func TestServeDiscordInteractions(t *testing.T) {
 		"DISCORD_MODE": "http", "DISCORD_APP_ID": fake.AppID, "DISCORD_PUBLIC_KEY": fake.PublicKey(),
 		"DISCORD_BOT_TOKEN": fake.Token, "DISCORD_GUILD_ID": "G1", "DISCORD_API_URL": fake.APIURL, "EDIT_INTERVAL": "10ms",
 	})
-	if len(fake.Commands("G1")) != 1 {
-		t.Fatalf("/ask not registered: %+v", fake.Commands("G1"))
+	if cmds := fake.Commands("G1"); len(cmds) != 2 || cmds[0].Name != "ask" || cmds[1].Name != "ingest" {
+		t.Fatalf("/ask and /ingest not registered: %+v", cmds)
 	}
 	ia := fake.Ask("G1", "C1", "U1", "Which suppliers are connected to our top 3 customers?")
 	if _, err := fake.Deliver("http://"+addr+"/discord/interactions", ia); err != nil {

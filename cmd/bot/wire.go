@@ -12,8 +12,10 @@ import (
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/examples"
 	"github.com/switchboard/switchboard/ingest"
+	"github.com/switchboard/switchboard/ingest/chat"
 	"github.com/switchboard/switchboard/llm"
 	"github.com/switchboard/switchboard/llm/offline"
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/neo4j"
 	"github.com/switchboard/switchboard/postgres"
 	"github.com/switchboard/switchboard/sqlite"
@@ -49,9 +51,16 @@ type App struct {
 	Feedback bot.FeedbackStore
 	// Backends names the stores in use, for logs and `bot migrate`.
 	Backends []string
+	// Cursors remember how far chat ingestion has read each channel, in
+	// the documents' store (ingest_chat.go).
+	Cursors chat.Cursors
+	chat    *chatService // made by chatService on first use
+	// Metrics are served at /metrics by `bot serve`.
+	Metrics *metrics.Metrics
 
-	closers []func()
-	pings   []func(context.Context) error // what /readyz checks
+	closers  []func()
+	pings    []func(context.Context) error // what /readyz checks
+	observer agent.Observer                // metrics and traces of every run
 }
 
 // Open builds the App. Documents and thread state go to PostgreSQL when
@@ -66,15 +75,20 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 		}
 	}()
 
+	if err := app.observe(ctx); err != nil {
+		return nil, err
+	}
 	if cfg.ModelConfigured() {
 		app.Model, err = llm.New(llm.Config{
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL,
 			ChatModel: cfg.ChatModel, EmbeddingModel: cfg.EmbeddingModel, EmbeddingDimensions: cfg.EmbeddingDim,
-			Timeout: cfg.ModelTimeout, MaxRetries: cfg.ModelRetries,
+			Timeout: cfg.ModelTimeout, MaxRetries: cfg.ModelRetries, Breaker: app.breaker(),
 		})
 		if err != nil {
 			return nil, &configError{"OPENAI_BASE_URL", err.Error()}
 		}
+		// Offline mode needs no model, so only a configured one is checked.
+		app.pings = append(app.pings, named("model", newCachedCheck(app.Model.Ping, modelCheckEvery, time.Now).Check))
 	}
 	embedderName := fmt.Sprintf("local-hash-%d", cfg.EmbeddingDim)
 	app.Embedder = offline.NewEmbedder(cfg.EmbeddingDim)
@@ -111,11 +125,12 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 			return nil, err
 		}
 		app.Docs = postgres.NewDocumentStore(db)
+		app.Cursors = postgres.NewCursors(db)
 		retrievers[agent.RouteVector] = postgres.NewRetriever(db, app.Embedder)
 		threads = postgres.NewCheckpointer(db)
 		app.Dedupe = postgresDeduper{postgres.NewEvents(db)}
 		app.Feedback = postgres.NewFeedback(db)
-		app.pings = append(app.pings, db.Ping)
+		app.pings = append(app.pings, named("database", db.Ping))
 		app.Backends = append(app.Backends, "documents and threads: PostgreSQL")
 	} else {
 		db, err := openEmbedded()
@@ -126,6 +141,7 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 			return nil, err
 		}
 		app.Docs = sqlite.NewDocumentStore(db, embedderName)
+		app.Cursors = sqlite.NewCursors(db)
 		vector := sqlite.NewRetriever(db, app.Embedder)
 		vector.Logger = app.Log
 		retrievers[agent.RouteVector] = vector
@@ -144,7 +160,7 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 			return nil, err
 		}
 		app.Graph = g
-		app.pings = append(app.pings, g.Ping)
+		app.pings = append(app.pings, named("graph", g.Ping))
 		gr := neo4j.NewGraphRetriever(g)
 		gr.Logger = app.Log
 		if app.Model != nil {
@@ -166,7 +182,8 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 	if cfg.TavilyKey != "" {
 		retrievers[agent.RouteWeb] = tavily.New(tavily.Config{APIKey: cfg.TavilyKey, BaseURL: cfg.TavilyBaseURL})
 	}
-	app.Ingest = &ingest.Pipeline{Store: app.Docs, Embedder: app.Embedder}
+	app.measured(retrievers)
+	app.Ingest = &ingest.Pipeline{Store: app.Metrics.DocumentStore(app.Docs), Embedder: app.Embedder}
 	if cfg.Demo && cfg.DatabaseURL == "" && cfg.Neo4jURI == "" {
 		if err := app.loadDemo(ctx); err != nil {
 			return nil, err
@@ -177,7 +194,8 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 		Offline:      offline.New(app.Graph),
 		Retrievers:   retrievers,
 		Checkpointer: threads,
-		Budgets:      agent.Budgets{MaxQuestionChars: cfg.MaxQuestionChars},
+		Budgets:      agent.Budgets{MaxQuestionChars: cfg.MaxQuestionChars, MaxAnswerChars: cfg.MaxAnswerChars},
+		Observer:     app.observer,
 	}
 	if app.Model != nil {
 		acfg.Model = llm.NewBrain(app.Model)
@@ -238,10 +256,4 @@ func (app *App) Close() {
 		app.closers[i]()
 	}
 	app.closers = nil
-}
-
-func newLogger(cfg Config, w io.Writer) *slog.Logger {
-	var level slog.Level
-	_ = level.UnmarshalText([]byte(cfg.LogLevel)) // validated in LoadConfig
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }

@@ -80,6 +80,7 @@ type Server struct {
 	delay      time.Duration
 	requests   []openai.ChatCompletionRequest
 	embeds     int
+	pings      int // GET /v1/models requests
 }
 
 // rule is one script: the replies for requests of a task (any task when
@@ -97,6 +98,7 @@ func New(t testing.TB) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
+	mux.HandleFunc("GET /v1/models", s.models)
 	s.srv = httptest.NewServer(mux)
 	t.Cleanup(s.srv.Close)
 	return s
@@ -275,6 +277,27 @@ func Vector(text string, dims int) []float32 {
 		v[i] = float32(float64(v[i]) / math.Sqrt(norm))
 	}
 	return v
+}
+
+// models lists the chat model, as readiness checks ask. Fail applies to it
+// too (FailNext does not, so that it fails only scripted requests).
+func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	s.pings++
+	st := s.failStatus
+	s.mu.Unlock()
+	if st != 0 {
+		writeError(w, st, "llmtest: scripted failure")
+		return
+	}
+	writeJSON(w, map[string]any{"object": "list", "data": []map[string]string{{"id": "llmtest-chat", "object": "model"}}})
+}
+
+// Pings counts the GET /v1/models requests received.
+func (s *Server) Pings() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pings
 }
 
 // failure returns the status the current request must fail with, or 0.

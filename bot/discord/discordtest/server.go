@@ -52,6 +52,7 @@ type Server struct {
 	identifies []Identify
 	expired    map[string]bool // tokens made unusable, delivered or not
 	closed     bool
+	hist       history // channels, threads and attachments (history.go)
 }
 
 // interaction is what the fake knows of an interaction it delivered.
@@ -92,6 +93,7 @@ func New(t testing.TB) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v10/", s.serveREST)
 	mux.HandleFunc("/gateway/", s.serveGateway)
+	mux.HandleFunc("GET /attachments/{id}/{name}", s.serveAttachment)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL
 	s.APIURL = s.srv.URL + "/api/v10/"
@@ -344,6 +346,12 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, status, v)
 		}
 	default:
+		if status, v, ok := s.historyREST(r.Method, seg, r.URL.Query()); ok {
+			if bot() {
+				writeJSON(w, status, v)
+			}
+			return
+		}
 		writeJSON(w, http.StatusNotFound, apiError{"404: Not Found", 0})
 	}
 }

@@ -28,6 +28,11 @@ type Message struct {
 	Mentions   []User      `json:"mentions"`
 	Reference  *Reference  `json:"message_reference,omitempty"`
 	Type       int         `json:"type"`
+	// Timestamp and EditedTimestamp (ISO 8601) and Attachments are set on
+	// messages of the history (history.go).
+	Timestamp       string       `json:"timestamp,omitempty"`
+	EditedTimestamp string       `json:"edited_timestamp,omitempty"`
+	Attachments     []Attachment `json:"attachments,omitempty"`
 
 	// What the fake knows beyond the message itself.
 	Token    string `json:"-"` // the interaction whose webhook made it; "" for channel messages
@@ -320,5 +325,6 @@ func (m *Message) clone() Message {
 	c.Embeds = append([]Embed(nil), m.Embeds...)
 	c.Components = append([]Component(nil), m.Components...)
 	c.Mentions = append([]User(nil), m.Mentions...)
+	c.Attachments = append([]Attachment(nil), m.Attachments...)
 	return c
 }

@@ -53,6 +53,7 @@ type Server struct {
 	socket     *socketConn // the open Socket Mode connection, if any
 	acks       map[string]bool
 	connects   int
+	hist       history // channels, people and their messages (history.go)
 }
 
 // Message is a message the bot posted, with every version it had.
@@ -102,6 +103,7 @@ func NewServer() *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/{method}", s.serveAPI)
 	mux.HandleFunc("GET /link/", s.serveSocket)
+	mux.HandleFunc("GET /files/{id}/{name}", s.serveFile)
 	s.srv = httptest.NewServer(mux)
 	return s
 }
@@ -297,6 +299,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		u := "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/link/?ticket=fake&app_id=" + s.AppID
 		writeJSON(w, map[string]any{"ok": true, "url": u})
 	default:
+		if resp, ok := s.historyAPI(method, r.Form); ok {
+			writeJSON(w, resp)
+			return
+		}
 		writeJSON(w, fail("unknown_method"))
 	}
 }

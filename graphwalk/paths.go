@@ -1,4 +1,4 @@
-package neo4j
+package graphwalk
 
 import (
 	"context"
@@ -6,10 +6,9 @@ import (
 	"strings"
 )
 
-// Bounds of the path search, as in package sqlite: "Which suppliers are
-// connected to our top 3 customers?" is answered by paths Customer →
-// Product ← Supplier, which are two hops; three allows one intermediate
-// more without exploding.
+// Bounds of the path search: "Which suppliers are connected to our top 3
+// customers?" is answered by paths Customer → Product ← Supplier, which are
+// two hops; three allows one intermediate more without exploding.
 const (
 	maxPathHops  = 3
 	maxPaths     = 30
@@ -20,17 +19,13 @@ const (
 // starts' own ("suppliers" in "suppliers connected to our top customers"),
 // the paths from the starts to entities of that label, listed first
 // because they answer the question directly.
-func (r *GraphRetriever) writeConnections(ctx context.Context, b *strings.Builder, starts []node, qtoks []string, own string) error {
-	idx, err := r.g.entities(ctx)
-	if err != nil {
-		return err
-	}
-	labels, _ := labelWords(qtoks, idx.labels)
+func (w Walker) writeConnections(ctx context.Context, b *strings.Builder, idx *Index, starts []Node, qtoks []string, own string) error {
+	labels, _ := labelWords(qtoks, idx)
 	for _, l := range labels {
 		if strings.EqualFold(l, own) {
 			continue
 		}
-		lines, err := r.connections(ctx, starts, l)
+		lines, err := w.connections(ctx, starts, l)
 		if err != nil {
 			return err
 		}
@@ -48,19 +43,19 @@ func (r *GraphRetriever) writeConnections(ctx context.Context, b *strings.Builde
 
 // step is one edge of a path, in the direction it was walked.
 type step struct {
-	f       fact
-	forward bool // walked from f.src to f.dst
+	f       Fact
+	forward bool // walked from f.Src to f.Dst
 }
 
 // connections finds up to maxPaths shortest paths from starts to nodes
 // labelled target, breadth first, and renders them as lines such as
 // "Halvorsen Freight (Customer) -[BUYS]-> ColdChain Probe (Product) <-[SUPPLIES]- Kestrel (Supplier)".
-// It is package sqlite's search with one query per hop instead of one per
-// partial path.
-func (r *GraphRetriever) connections(ctx context.Context, starts []node, target string) ([]string, error) {
+// Each hop reads the edges of the distinct nodes the frontier stands on
+// with one Store.EdgesOf.
+func (w Walker) connections(ctx context.Context, starts []Node, target string) ([]string, error) {
 	type partial struct {
 		origin string // id of the start node
-		at     node
+		at     Node
 		steps  []step
 		seen   map[string]bool
 	}
@@ -71,7 +66,6 @@ func (r *GraphRetriever) connections(ctx context.Context, starts []node, target 
 	var lines []string
 	found := map[string]bool{} // start+end pairs already connected by a shorter path
 	for hop := 1; hop <= maxPathHops && len(frontier) > 0 && len(lines) < maxPaths; hop++ {
-		// The edges of every distinct node the frontier stands on.
 		pos := map[string]int{}
 		var ids []string
 		for _, p := range frontier {
@@ -80,17 +74,17 @@ func (r *GraphRetriever) connections(ctx context.Context, starts []node, target 
 				ids = append(ids, p.at.ID)
 			}
 		}
-		edges, err := r.g.edgesOf(ctx, ids, nodeFanout)
+		edges, err := w.Store.EdgesOf(ctx, ids, nodeFanout)
 		if err != nil {
 			return nil, fmt.Errorf("paths, hop %d: %w", hop, err)
 		}
 		var next []partial
 		for _, p := range frontier {
 			for _, f := range edges[pos[p.at.ID]] {
-				fwd := f.src.ID == p.at.ID
-				other := f.dst
+				fwd := f.Src.ID == p.at.ID
+				other := f.Dst
 				if !fwd {
-					other = f.src
+					other = f.Src
 				}
 				if p.seen[other.ID] {
 					continue
@@ -122,19 +116,19 @@ func (r *GraphRetriever) connections(ctx context.Context, starts []node, target 
 func renderPath(steps []step) string {
 	var b strings.Builder
 	for i, s := range steps {
-		from, to := s.f.src, s.f.dst
+		from, to := s.f.Src, s.f.Dst
 		if !s.forward {
-			from, to = s.f.dst, s.f.src
+			from, to = s.f.Dst, s.f.Src
 		}
 		if i == 0 {
-			b.WriteString(from.ref())
+			b.WriteString(from.Ref())
 		}
 		if s.forward {
-			b.WriteString(" -[" + s.f.typ + "]-> ")
+			b.WriteString(" -[" + s.f.Type + "]-> ")
 		} else {
-			b.WriteString(" <-[" + s.f.typ + "]- ")
+			b.WriteString(" <-[" + s.f.Type + "]- ")
 		}
-		b.WriteString(to.ref())
+		b.WriteString(to.Ref())
 	}
 	return b.String()
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/bot/slack/slacktest"
+	"github.com/switchboard/switchboard/ingest/chat"
+	"github.com/switchboard/switchboard/llm/llmtest"
+)
+
+func TestAdmins(t *testing.T) {
+	a := parseAdmins(" slack:U1, discord:42 ,U9,")
+	for _, c := range []struct {
+		platform, user string
+		want           bool
+	}{
+		{"slack", "U1", true}, {"discord", "U1", false}, {"discord", "42", true}, {"slack", "42", false},
+		{"slack", "U9", true}, {"discord", "U9", true}, {"slack", "", false}, {"slack", "U2", false},
+	} {
+		if got := a.allowed(c.platform, c.user); got != c.want {
+			t.Errorf("%s:%s allowed = %v", c.platform, c.user, got)
+		}
+	}
+}
+
+func TestIngestConfigValidation(t *testing.T) {
+	for env, want := range map[string]string{
+		"GRAPH_EXTRACT=sometimes":  "GRAPH_EXTRACT",
+		"GRAPH_LABELS=bad label!":  "GRAPH_LABELS",
+		"GRAPH_RELATIONS=,":        "GRAPH_RELATIONS",
+		"INGEST_MAX_FILE_MB=0":     "INGEST_MAX_FILE_MB",
+		"INGEST_ADMINS=teams:U1":   "INGEST_ADMINS",
+		"INGEST_ADMINS=slack:U1,7": "",
+	} {
+		k, v, _ := strings.Cut(env, "=")
+		_, err := LoadConfig(func(name string) string {
+			if name == k {
+				return v
+			}
+			if name == "SWITCHBOARD_DATA_DIR" {
+				return t.TempDir()
+			}
+			return ""
+		})
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", env, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: err = %v, want one naming %s", env, err, want)
+		}
+	}
+}
+
+func TestHasChannelFlag(t *testing.T) {
+	for args, want := range map[string]bool{
+		"--channel C1": true, "--channel=C1": true, "-channel C1": true, "docs/": false, "": false,
+	} {
+		if got := hasChannelFlag(strings.Fields(args)); got != want {
+			t.Errorf("%q: %v", args, got)
+		}
+	}
+}
+
+func TestProgressOutput(t *testing.T) {
+	p := chat.Progress{Channel: chat.Channel{Name: "general"}, Messages: 12345, Documents: 80, Fraction: 0.5,
+		Day: time.Date(2024, 3, 5, 0, 0, 0, 0, time.UTC), Elapsed: 10 * time.Second}
+	line := barLine(p)
+	for _, want := range []string{"#general ▕████████████░░░░░░░░░░░░▏  50%", "12,345 messages", "1234/s", "ETA 10s", "5 Mar 2024"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("bar %q lacks %q", line, want)
+		}
+	}
+	if got := progressLine(p); got != "Ingesting #general: 12345 messages, 80 documents so far · 50% · about 10s left" {
+		t.Errorf("progress line %q", got)
+	}
+	// Not a terminal: a log line now and then, nothing drawn.
+	var out, logs bytes.Buffer
+	bar := newProgressBar(&out, slog.New(slog.NewTextHandler(&logs, nil)))
+	bar.update(p)
+	bar.update(p) // within logEvery: not logged again
+	bar.done()
+	if out.Len() != 0 || strings.Count(logs.String(), "ingesting") != 1 || !strings.Contains(logs.String(), "eta=10s") {
+		t.Errorf("out %q, logs %q", out.String(), logs.String())
+	}
+}
+
+// With a model configured, graph facts come from a structured-output
+// call per chunk, not from the rules.
+func TestIngestSlackExtractsFactsWithTheModel(t *testing.T) {
+	fake := slacktest.NewServer()
+	defer fake.Close()
+	fake.AddChannel("C1", "suppliers", false)
+	fake.AddUser("U1", "Alice")
+	fake.PostAt("C1", "U1", "Our sensors come from Vantor now; Hooli resells them.", day1)
+	srv := llmtest.New(t)
+	srv.On("extract", `{"facts":[{"subject":"Vantor","subject_label":"Organization","relation":"SUPPLIES","object":"Brightline","object_label":"Organization","passage":1}]}`)
+	env := slackEnv(t, fake, map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "k", "OPENAI_MAX_RETRIES": "0"})
+	out, stderr, err := run(t, env, "ingest", "slack", "--channel", "C1")
+	if err != nil || !strings.Contains(out, "2 entities, 1 relation") || srv.Calls("extract") != 1 {
+		t.Errorf("%v (%d extract calls)\n%s%s", err, srv.Calls("extract"), out, stderr)
+	}
+}

@@ -1,0 +1,168 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// badgeOrder is the order badges are listed in.
+var badgeOrder = []agent.Confidence{agent.ConfidenceHigh, agent.ConfidenceMedium, agent.ConfidenceLow, agent.ConfidenceGeneral, agent.ConfidenceNone}
+
+// WriteText writes the summary as tables for a terminal, then one line for
+// each case that failed a check, saying which.
+func WriteText(w io.Writer, s Summary, outcomes []Outcome) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "Cases\t%d (follow-ups %d, no-answer %d)\t%d passed every check, %d failed to run\n",
+		s.Cases, s.FollowUps, s.NoAnswer, s.Passed, s.Errors)
+	fmt.Fprintf(tw, "Route accuracy\t%s\n", s.Route)
+	fmt.Fprintf(tw, "Answer hit-rate\t%s\tall must_contain found\n", s.Answer)
+	fmt.Fprintf(tw, "Citation hit-rate\t%s\tmust_cite among the sources\n", s.Citation)
+	fmt.Fprintf(tw, "No-answer hit-rate\t%s\tcases that must end without an answer and did\n", s.NoAnswerRate)
+	var badges []string
+	for _, b := range badgeOrder {
+		badges = append(badges, fmt.Sprintf("%s %d", b, s.Badges[b]))
+	}
+	fmt.Fprintf(tw, "Badges\t%s\n", strings.Join(badges, " · "))
+	fmt.Fprintf(tw, "Model calls\t%.1f per question, %.0f tokens\t%d of %d answers offline\n",
+		s.MeanLLMCalls, s.MeanTokens, s.Offline, s.Cases-s.Errors)
+	fmt.Fprintf(tw, "Latency\tp50 %s · p95 %s\n", s.LatencyP50, s.LatencyP95)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\nRoutes (rows: expected, columns: chosen)")
+	fmt.Fprintf(w, "  %-8s", "")
+	for _, r := range append(slices.Clone(Routes), ErrorColumn) {
+		fmt.Fprintf(w, "%8s", r)
+	}
+	fmt.Fprintf(w, "%10s%10s\n", "correct", "answers")
+	for i, r := range Routes {
+		fmt.Fprintf(w, "  %-8s", r)
+		total := 0
+		for _, n := range s.Confusion[i] {
+			fmt.Fprintf(w, "%8d", n)
+			total += n
+		}
+		a := s.AnswerByRoute[r]
+		fmt.Fprintf(w, "%10s%10s\n", fmt.Sprintf("%d/%d", s.Confusion[i][i], total), fmt.Sprintf("%d/%d", a.Hits, a.Scored))
+	}
+
+	var failed []Outcome
+	for _, o := range outcomes {
+		if !o.Passed() {
+			failed = append(failed, o)
+		}
+	}
+	if len(failed) == 0 {
+		_, err := fmt.Fprintln(w, "\nEvery case passed.")
+		return err
+	}
+	fmt.Fprintf(w, "\nFailed (%d):\n", len(failed))
+	for _, o := range failed {
+		fmt.Fprintf(w, "  %s %s: %s\n", o.Case.Label(), clip(o.Case.Question, 60), strings.Join(Problems(o), "; "))
+	}
+	return nil
+}
+
+// Problems lists, for people, the checks an outcome failed.
+func Problems(o Outcome) []string {
+	if o.Err != nil {
+		return []string{"error: " + o.Err.Error()}
+	}
+	var p []string
+	if o.RouteScored && !o.RouteOK {
+		p = append(p, fmt.Sprintf("route %s, want %s", o.Result.Route, o.Case.ExpectedRoute))
+	}
+	if len(o.Missing) > 0 {
+		quoted := make([]string, len(o.Missing))
+		for i, m := range o.Missing {
+			quoted[i] = fmt.Sprintf("%q", m)
+		}
+		p = append(p, "answer lacks "+strings.Join(quoted, ", "))
+	}
+	if o.Case.ExpectDifferent && o.AnswerScored && !o.AnswerOK && len(o.Missing) == 0 {
+		p = append(p, "same answer as the one voted down")
+	}
+	if o.CiteScored && !o.CiteOK {
+		p = append(p, fmt.Sprintf("no source matches %q", o.Case.MustCite))
+	}
+	return p
+}
+
+// clip shortens s to n runes for a one-line listing, quoted.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n-1]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// Report is the --json form of a run: the summary and every case.
+type Report struct {
+	Summary
+	Results []CaseResult `json:"results"`
+}
+
+// CaseResult is one case in a Report.
+type CaseResult struct {
+	Line          int              `json:"line,omitempty"`
+	ID            string           `json:"id,omitempty"`
+	Question      string           `json:"question"`
+	ExpectedRoute agent.Route      `json:"expected_route,omitempty"`
+	Route         agent.Route      `json:"route,omitempty"`
+	Passed        bool             `json:"passed"`
+	RouteOK       *bool            `json:"route_ok,omitempty"`
+	AnswerOK      *bool            `json:"answer_ok,omitempty"`
+	CiteOK        *bool            `json:"cite_ok,omitempty"`
+	Missing       []string         `json:"missing,omitempty"`
+	Confidence    agent.Confidence `json:"confidence,omitempty"`
+	LLMCalls      int              `json:"llm_calls"`
+	Tokens        int              `json:"tokens"`
+	Latency       Millis           `json:"latency_ms"`
+	Answer        string           `json:"answer,omitempty"`
+	Sources       []agent.Source   `json:"sources,omitempty"`
+	Error         string           `json:"error,omitempty"`
+}
+
+// NewReport builds the --json form of a run. Checks that do not apply to
+// a case are left out rather than reported as passed.
+func NewReport(s Summary, outcomes []Outcome) Report {
+	rep := Report{Summary: s, Results: make([]CaseResult, 0, len(outcomes))}
+	opt := func(scored, ok bool) *bool {
+		if !scored {
+			return nil
+		}
+		return &ok
+	}
+	for _, o := range outcomes {
+		cr := CaseResult{
+			Line: o.Case.Line, ID: o.Case.ID, Question: o.Case.Question, ExpectedRoute: o.Case.ExpectedRoute,
+			Passed: o.Passed(), Missing: o.Missing, Latency: Millis(o.Latency),
+		}
+		if o.Err != nil {
+			cr.Error = o.Err.Error()
+		} else {
+			cr.Route, cr.Confidence, cr.Answer, cr.Sources = o.Result.Route, o.Result.Confidence, o.Result.Answer, o.Result.Sources
+			cr.LLMCalls, cr.Tokens = o.Result.LLMCalls, o.Result.Tokens
+			cr.RouteOK, cr.AnswerOK, cr.CiteOK = opt(o.RouteScored, o.RouteOK), opt(o.AnswerScored, o.AnswerOK), opt(o.CiteScored, o.CiteOK)
+		}
+		rep.Results = append(rep.Results, cr)
+	}
+	return rep
+}
+
+// WriteJSON writes NewReport(s, outcomes), indented.
+func WriteJSON(w io.Writer, s Summary, outcomes []Outcome) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(NewReport(s, outcomes))
+}

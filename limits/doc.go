@@ -1,0 +1,8 @@
+// Package limits holds the limits that protect Switchboard and its model
+// budget: per-asker and per-channel rate limits (token buckets) and a daily
+// model-token budget per workspace. Both keep their state in memory, per
+// replica, and take their clock from the caller, so that tests advance
+// time instead of sleeping.
+//
+// The model's circuit breaker lives with the model client, in package llm.
+package limits

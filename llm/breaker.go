@@ -1,0 +1,208 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// ErrCircuitOpen means the model server failed so often in a row that the
+// Client stopped calling it for a while. Calls then fail at once instead of
+// spending the retry budget on a server that is down, and the agent answers
+// in offline mode, as it does for any model failure.
+var ErrCircuitOpen = errors.New("model circuit open")
+
+// CircuitOpenError is the error of a call refused by an open circuit. It
+// matches ErrCircuitOpen with errors.Is.
+type CircuitOpenError struct {
+	Failures int           // the consecutive failures that opened it
+	RetryIn  time.Duration // until the next probe may go out
+}
+
+func (e *CircuitOpenError) Error() string {
+	return fmt.Sprintf("model circuit open after %d consecutive failures; next try in %s", e.Failures, e.RetryIn.Round(time.Second))
+}
+
+// Is makes errors.Is(err, ErrCircuitOpen) true.
+func (e *CircuitOpenError) Is(target error) bool { return target == ErrCircuitOpen }
+
+// CircuitState is the state of a Client's circuit breaker.
+type CircuitState string
+
+// The states: closed lets every call through; open refuses them all for
+// the cool-down; half-open lets one probe through, whose outcome closes
+// or reopens the circuit.
+const (
+	CircuitClosed   CircuitState = "closed"
+	CircuitOpen     CircuitState = "open"
+	CircuitHalfOpen CircuitState = "half-open"
+)
+
+// BreakerConfig sets up a Client's circuit breaker. A failure is a request
+// that still failed after the Client's retries with a network error, a
+// timeout, 408, 429 or 5xx; any other answer, even a 400, shows that the
+// server is up. Requests abandoned by their caller count as neither.
+type BreakerConfig struct {
+	// Failures is how many failed requests in a row open the circuit; 0
+	// turns the breaker off.
+	Failures int
+	// Cooldown is how long the circuit stays open before one probe is let
+	// through; 0 means 30s.
+	Cooldown time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// OnChange, if set, hears every change of state (for metrics and
+	// logs). It is called with the breaker's lock held and must be quick.
+	OnChange func(CircuitState)
+}
+
+// breaker is the circuit breaker's state machine.
+type breaker struct {
+	cfg BreakerConfig
+
+	mu       sync.Mutex
+	state    CircuitState
+	failures int       // consecutive failures
+	opened   time.Time // when the circuit last opened
+	probing  bool      // a half-open probe is in flight
+}
+
+func newBreaker(cfg BreakerConfig) *breaker {
+	if cfg.Cooldown <= 0 {
+		cfg.Cooldown = 30 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &breaker{cfg: cfg, state: CircuitClosed}
+}
+
+// allow reports whether a request may go out now.
+func (b *breaker) allow() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch b.state {
+	case CircuitOpen:
+		wait := b.opened.Add(b.cfg.Cooldown).Sub(b.cfg.Now())
+		if wait > 0 {
+			return &CircuitOpenError{Failures: b.failures, RetryIn: wait}
+		}
+		b.set(CircuitHalfOpen)
+		b.probing = true
+		return nil
+	case CircuitHalfOpen:
+		if b.probing {
+			// One probe at a time: the others would only pile onto a
+			// server that may still be down.
+			return &CircuitOpenError{Failures: b.failures}
+		}
+		b.probing = true
+	}
+	return nil
+}
+
+// outcome is how an allowed request went.
+type outcome int
+
+const (
+	succeeded outcome = iota
+	failed
+	abandoned // the caller gave up: says nothing about the server
+)
+
+// record takes the outcome of a request that allow let through.
+func (b *breaker) record(o outcome) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch o {
+	case succeeded:
+		b.failures, b.probing = 0, false
+		b.set(CircuitClosed)
+	case failed:
+		b.failures++
+		if b.state == CircuitHalfOpen || b.failures >= b.cfg.Failures {
+			b.opened, b.probing = b.cfg.Now(), false
+			b.set(CircuitOpen)
+		}
+	case abandoned:
+		if b.state == CircuitHalfOpen {
+			b.probing = false // let the next request probe
+		}
+	}
+}
+
+func (b *breaker) set(s CircuitState) {
+	if b.state == s {
+		return
+	}
+	b.state = s
+	if b.cfg.OnChange != nil {
+		b.cfg.OnChange(s)
+	}
+}
+
+// breakerTransport puts the breaker in front of the retrying transport, so
+// that one failure is a request whose retries were all used up.
+type breakerTransport struct {
+	base http.RoundTripper
+	b    *breaker
+}
+
+func (t *breakerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.b.allow(); err != nil {
+		if req.Body != nil {
+			req.Body.Close() // a RoundTripper must close the body, even on error
+		}
+		return nil, err
+	}
+	resp, err := t.base.RoundTrip(req)
+	switch {
+	case req.Context().Err() != nil:
+		t.b.record(abandoned)
+	case retryable(resp, err):
+		t.b.record(failed)
+	default:
+		t.b.record(succeeded)
+	}
+	return resp, err
+}
+
+// circuitError returns the breaker's own error when err is one, without
+// the URL that go-openai wraps around transport errors: "model circuit
+// open…" is what the asker's offline note should say.
+func circuitError(err error) error {
+	var open *CircuitOpenError
+	if errors.As(err, &open) {
+		return open
+	}
+	return err
+}
+
+// Ping checks that the model server answers, for readiness probes: one
+// GET {base}/models, without retries and outside the circuit breaker,
+// bounded by ctx. Any answer but a 5xx, 401 or 403 will do: a server that
+// does not list its models is still up.
+func (c *Client) Ping(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.cfg.BaseURL+"/models", nil)
+	if err != nil {
+		return fmt.Errorf("llm: ping: %w", err)
+	}
+	if c.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	resp, err := c.rt.base.RoundTrip(req)
+	if err != nil {
+		return fmt.Errorf("llm: ping %s: %w", c.cfg.BaseURL, err)
+	}
+	discard(resp)
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return fmt.Errorf("llm: ping %s: the server refused the API key (%s)", c.cfg.BaseURL, resp.Status)
+	case resp.StatusCode >= 500:
+		return fmt.Errorf("llm: ping %s: %s", c.cfg.BaseURL, resp.Status)
+	}
+	return nil
+}
