@@ -157,7 +157,9 @@ func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
 		view:   View{AnswerID: newID(), Question: in.Text, Status: []string{"Thinking…"}},
 		posted: make(chan error, 1),
 	}
-	if ahead := d.queued + 1 - d.cfg.Workers; ahead > 0 {
+	// Waiting jobs exist only while every worker is busy (or their thread
+	// is), so they are exactly the questions ahead of this one.
+	if ahead := d.queued; ahead > 0 {
 		j.view.Status = []string{fmt.Sprintf("Waiting in line: %d question%s ahead of yours…", ahead, plural(ahead))}
 	}
 	key := in.ThreadKey()
@@ -170,10 +172,11 @@ func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
 	// The placeholder goes out now, not when a worker is free, so that an
 	// asker sees a reply within a second even when the bot is busy. It must
 	// not use ctx, which belongs to the delivery and ends with it.
+	base := d.base // read under d.mu: Start may set it meanwhile
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		pctx, cancel := context.WithTimeout(d.base, 30*time.Second)
+		pctx, cancel := context.WithTimeout(base, 30*time.Second)
 		defer cancel()
 		j.posted <- j.r.Start(pctx, j.view)
 		close(j.posted)
@@ -269,18 +272,20 @@ func (d *Dispatcher) work(ctx context.Context) {
 		select {
 		case key := <-d.ready:
 			d.drain(ctx, key)
+			continue
 		case <-d.stop:
-			// Finish what is queued, then leave.
-			for {
-				select {
-				case key := <-d.ready:
-					d.drain(ctx, key)
-				default:
-					return
-				}
-			}
 		case <-ctx.Done():
-			return
+		}
+		// Finish what is queued, then leave. Once ctx is cancelled the
+		// queued questions are not run, but their placeholders, already
+		// posted, are finished (see answer).
+		for {
+			select {
+			case key := <-d.ready:
+				d.drain(ctx, key)
+			default:
+				return
+			}
 		}
 	}
 }
@@ -324,6 +329,17 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	started := time.Now()
 	if err := <-j.posted; err != nil {
 		log.Error("could not post the placeholder", "err", err)
+		return
+	}
+	if ctx.Err() != nil {
+		// Abandoned before it ran (shutdown past its grace period): the
+		// placeholder must not be left waiting for ever.
+		fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer fcancel()
+		v.Done, v.Failed = true, StoppingMessage
+		if err := j.r.Finish(fctx, v); err != nil {
+			log.Error("could not finish an abandoned question", "err", err)
+		}
 		return
 	}
 	if budgetNote != "" {

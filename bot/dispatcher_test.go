@@ -238,3 +238,66 @@ func TestFailureIsPrivate(t *testing.T) {
 		t.Errorf("private = %q: want one message without internals", r.private)
 	}
 }
+
+// A question queued when the grace period ends (Start's ctx cancelled) has
+// a placeholder in the thread already; it must be finished, not left
+// "waiting in line" for ever.
+func TestAbandonedQueuedQuestionsAreFinished(t *testing.T) {
+	running := make(chan struct{}, 1)
+	asker := askerFunc(func(ctx context.Context, q agent.Question, _ agent.Emitter) (agent.Result, error) {
+		select {
+		case running <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		return agent.Result{}, ctx.Err()
+	})
+	d := NewDispatcher(Config{Agent: asker, Workers: 1, Interval: time.Millisecond})
+	work, abandon := context.WithCancel(context.Background())
+	d.Start(work)
+	first := newRecorder()
+	if err := d.Submit(context.Background(), msg("t0", "q"), first); err != nil {
+		t.Fatal(err)
+	}
+	<-running
+	var queued []*recorder
+	for i := 1; i <= 10; i++ {
+		r := newRecorder()
+		if err := d.Submit(context.Background(), msg(fmt.Sprintf("t%d", i), "q"), r); err != nil {
+			t.Fatal(err)
+		}
+		queued = append(queued, r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	_ = d.Shutdown(ctx) // the grace period ends with the questions still queued
+	abandon()
+	if err := d.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	first.wait(t)
+	for i, r := range queued {
+		r.mu.Lock()
+		started, finished := r.started, len(r.finished)
+		r.mu.Unlock()
+		if started != 1 || finished != 1 {
+			t.Fatalf("queued question %d: started %d, finished %d; its placeholder is left waiting", i+1, started, finished)
+		}
+		if v := r.finished[0]; !v.Done || v.Failed != StoppingMessage {
+			t.Errorf("queued question %d: final view %+v, want failed with %q", i+1, v, StoppingMessage)
+		}
+	}
+}
+
+// An adapter may take a question before the workers start; its placeholder
+// must not race with Start.
+func TestSubmitBeforeStart(t *testing.T) {
+	d := NewDispatcher(Config{Agent: echo(), Interval: time.Millisecond})
+	r := newRecorder()
+	if err := d.Submit(context.Background(), msg("t1", "early"), r); err != nil {
+		t.Fatal(err)
+	}
+	d.Start(context.Background())
+	defer d.Shutdown(context.Background())
+	r.wait(t)
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -107,52 +106,6 @@ func TestOpenRejects(t *testing.T) {
 		if strings.Contains(err.Error(), "secret") {
 			t.Errorf("%s: error shows the password: %v", name, err)
 		}
-	}
-}
-
-func TestCheckEmbedding(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db := openTest(t)
-	if err := db.CheckEmbedding(ctx, "bow", testDim); err != nil {
-		t.Fatalf("empty store, same dimension: %v", err)
-	}
-	docs := NewDocumentStore(db)
-	mustUpsert(t, docs, testDoc(t, "", "a.md", "A", "alpha beta"))
-	if err := db.CheckEmbedding(ctx, "bow", testDim); err != nil {
-		t.Fatalf("same embedder: %v", err)
-	}
-	for _, tc := range []struct {
-		name string
-		dim  int
-	}{{"bow", 32}, {"text-embedding-3-small", testDim}} {
-		err := db.CheckEmbedding(ctx, tc.name, tc.dim)
-		var mm *EmbeddingMismatchError
-		if !errors.As(err, &mm) {
-			t.Fatalf("CheckEmbedding(%q, %d) = %v, want *EmbeddingMismatchError", tc.name, tc.dim, err)
-		}
-		msg := err.Error()
-		for _, want := range []string{`"bow"`, "64", `"` + tc.name + `"`, " " + strconv.Itoa(tc.dim) + " "} {
-			if !strings.Contains(msg, want) {
-				t.Errorf("error %q does not mention %s", msg, want)
-			}
-		}
-	}
-
-	// Writing vectors of another dimension is refused too.
-	short := testDoc(t, "", "b.md", "B", "gamma")
-	short.Chunks[0].Embedding = short.Chunks[0].Embedding[:32]
-	_, err := docs.UpsertDocument(ctx, short)
-	var mm *EmbeddingMismatchError
-	if !errors.As(err, &mm) || mm.StoredDim != testDim || mm.Dim != 32 {
-		t.Fatalf("upsert with 32 dims = %v, want mismatch 64 vs 32", err)
-	}
-
-	// So is a second embedder of the same dimension.
-	other := openURL(t, db.pool.Config().ConnString(), Options{EmbeddingDim: testDim, Embedder: "other"}, false)
-	_, err = NewDocumentStore(other).UpsertDocument(ctx, testDoc(t, "", "c.md", "C", "delta"))
-	if !errors.As(err, &mm) || mm.StoredName != "bow" || mm.Name != "other" {
-		t.Fatalf("upsert by another embedder = %v, want mismatch bow vs other", err)
 	}
 }
 

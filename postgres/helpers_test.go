@@ -2,17 +2,17 @@ package postgres
 
 import (
 	"context"
-	"errors"
-	"hash/fnv"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/storetest"
 	"github.com/switchboard/switchboard/internal/testenv"
-	"github.com/switchboard/switchboard/kb"
-	"github.com/switchboard/switchboard/kb/words"
 )
 
-const testDim = 64
+const testDim = storetest.Dim
 
 // openTest opens a migrated store in a schema of its own, closed and
 // dropped when the test ends.
@@ -49,71 +49,41 @@ func init() {
 	}
 }
 
-// bowEmbedder is a deterministic bag-of-words embedder: each word adds 1
-// to the dimension its FNV hash picks. Texts sharing words are similar.
-type bowEmbedder struct {
-	dim int
-	err error // returned by every call when set
-}
+// bow embeds test documents and queries, leaving out the words the
+// 'english' text-search configuration leaves out of the full-text index.
+var bow = storetest.BOW{Stop: func(w string) bool { return stopwords[w] }}
 
-func (e bowEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	if e.err != nil {
-		return nil, e.err
-	}
-	dim := e.dim
-	if dim == 0 {
-		dim = testDim
-	}
-	out := make([][]float32, len(texts))
-	for i, s := range texts {
-		v := make([]float32, dim)
-		for _, w := range words.Split(s, 1<<20) {
-			if stopwords[w] {
-				continue
-			}
-			h := fnv.New32a()
-			h.Write([]byte(w))
-			v[h.Sum32()%uint32(dim)]++
+var (
+	testDoc    = bow.Doc
+	mustUpsert = storetest.MustUpsert
+	mustCount  = storetest.MustCount
+	reqFor     = storetest.Req
+)
+
+// TestDocumentStore holds the store to the contract package sqlite is
+// held to, on the real PostgreSQL.
+func TestDocumentStore(t *testing.T) {
+	t.Parallel()
+	storetest.TestStore(t, func(t *testing.T) storetest.Store {
+		db := openTest(t)
+		return storetest.Store{
+			BOW:  bow,
+			Docs: NewDocumentStore(db),
+			DocsAs: func(t *testing.T, embedder string) storetest.Documents {
+				other := openURL(t, db.pool.Config().ConnString(), Options{EmbeddingDim: testDim, Embedder: embedder}, false)
+				return NewDocumentStore(other)
+			},
+			Retriever:      func(emb storetest.Embedder) agent.Retriever { return NewRetriever(db, emb) },
+			Checkpointer:   NewCheckpointer(db),
+			Now:            &db.Now,
+			CheckEmbedding: db.CheckEmbedding,
+			AsMismatch:     storetest.AsMismatch[EmbeddingMismatchError],
+			Rows: func(table string) (n int, err error) {
+				err = db.pool.QueryRow(context.Background(), `SELECT count(*) FROM `+pgx.Identifier{table}.Sanitize()).Scan(&n)
+				return n, err
+			},
 		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-var errEmbed = errors.New("embedder down")
-
-// testDoc builds a document with one embedded chunk per text.
-func testDoc(t testing.TB, ws, key, title string, texts ...string) kb.Document {
-	t.Helper()
-	vs, err := bowEmbedder{}.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := kb.Document{Key: key, Title: title, Location: "files/" + key, Workspace: ws,
-		Metadata: map[string]string{"author": "test"}}
-	for i, s := range texts {
-		doc.Chunks = append(doc.Chunks, kb.Chunk{Index: i, Content: s, Embedding: vs[i]})
-	}
-	return doc
-}
-
-func mustUpsert(t testing.TB, s *DocumentStore, docs ...kb.Document) {
-	t.Helper()
-	for _, d := range docs {
-		if _, err := s.UpsertDocument(context.Background(), d); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// mustCount calls one of the Count methods.
-func mustCount(t testing.TB, count func(context.Context) (int, error)) int {
-	t.Helper()
-	n, err := count(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	})
 }
 
 // queryInt runs a query returning one integer.

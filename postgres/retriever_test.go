@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/storetest"
 	"github.com/switchboard/switchboard/internal/testenv"
 	"github.com/switchboard/switchboard/kb"
 )
@@ -35,192 +35,6 @@ func TestQueryWords(t *testing.T) {
 	}
 	if n := len(strings.Fields(queryWords(many.String()))); n != maxQueryTerms {
 		t.Errorf("%d words, want %d", n, maxQueryTerms)
-	}
-}
-
-func TestRetrieveSurvivesHostileQueries(t *testing.T) {
-	t.Parallel()
-	db := openTest(t)
-	mustUpsert(t, NewDocumentStore(db), testDoc(t, "", "a.md", "Café menu", "naïve coffee 東京 and tea, AND more"))
-	r := NewRetriever(db, bowEmbedder{})
-	rnd := rand.New(rand.NewPCG(1, 2))
-	var big strings.Builder
-	for big.Len() < 10_000 {
-		big.WriteRune(rune(rnd.IntN(0x3000)))
-	}
-	for _, q := range []string{
-		`"`, `""`, `*`, `AND(`, `OR`, `NOT`, `!`, `&`, `|`, `<->`, `a & | b`, `coffee:*`, `coffee:A`,
-		`'`, `''`, `\`, `\\'`, `-coffee`, `(((`, `'; DROP TABLE chunks; --`, "e\u0301\u0301", "\u0301",
-		"🚀🔥", "naïve café 東京", "\x00\xff", "$1 $2", strings.Repeat(`"AND( `, 2000), big.String(), "   ",
-		"the of and", // stop words only: nothing for either ranking
-	} {
-		if _, err := r.Retrieve(context.Background(), reqFor(q)); err != nil {
-			t.Errorf("Retrieve(%.40q): %v", q, err)
-		}
-	}
-	for _, q := range []string{`"café*" AND(`, `coffee:* & !tea`, `(naïve)|`, `'coffee'`, `東京?!`} {
-		got, err := NewRetriever(db, nil).Retrieve(context.Background(), reqFor(q))
-		if err != nil || len(got) != 1 {
-			t.Errorf("keyword search for %q found %d, %v; want the café chunk", q, len(got), err)
-		}
-	}
-}
-
-var corpus = []kb.Document{
-	{Key: "leave.md", Title: "Leave policy", Chunks: []kb.Chunk{
-		{Heading: "Vacation", Content: "Full-time employees receive 25 days of paid vacation each year."},
-		{Heading: "Sick leave", Content: "Sick days do not count against vacation; a doctor's note is needed after three days."},
-	}},
-	{Key: "expenses.md", Title: "Expense policy", Chunks: []kb.Chunk{
-		{Heading: "Travel", Content: "Book flights in economy class. Hotels up to 150 euros per night."},
-		{Heading: "Meals", Content: "Meals while travelling are reimbursed up to 40 euros per day with receipts."},
-	}},
-	{Key: "security.md", Title: "Security handbook", Chunks: []kb.Chunk{
-		{Heading: "Passwords", Content: "Use a password manager. Passwords must be at least 14 characters."},
-		{Heading: "Laptops", Content: "Laptops must use full-disk encryption and lock after five minutes."},
-	}},
-}
-
-// seedCorpus stores corpus (in workspace ws) with bag-of-words vectors.
-func seedCorpus(t testing.TB, s *DocumentStore, ws string) {
-	t.Helper()
-	for _, d := range corpus {
-		texts := make([]string, len(d.Chunks))
-		for i, c := range d.Chunks {
-			texts[i] = c.Heading + " " + c.Content
-		}
-		doc := testDoc(t, ws, d.Key, d.Title, texts...)
-		for i := range doc.Chunks {
-			doc.Chunks[i].Heading = d.Chunks[i].Heading
-			doc.Chunks[i].Content = d.Chunks[i].Content
-		}
-		mustUpsert(t, s, doc)
-	}
-}
-
-func TestHybridRetrievalRanksBestChunkFirst(t *testing.T) {
-	t.Parallel()
-	db := openTest(t)
-	seedCorpus(t, NewDocumentStore(db), "")
-	for _, tc := range []struct {
-		name  string
-		emb   Embedder
-		query string
-		want  string // heading of the first chunk
-	}{
-		{"hybrid", bowEmbedder{}, "How many days of paid vacation do employees get?", "Vacation"},
-		{"hybrid", bowEmbedder{}, "hotel price limit per night", "Travel"},
-		{"hybrid", bowEmbedder{}, "minimum password length", "Passwords"},
-		{"hybrid", bowEmbedder{}, "Is a doctor's note needed when I'm sick?", "Sick leave"},
-		{"keyword only", nil, "laptop disk encryption", "Laptops"},
-		{"embedder fails", bowEmbedder{err: errEmbed}, "meals receipts", "Meals"},
-		{"query dimension differs", bowEmbedder{dim: 8}, "doctor note sick", "Sick leave"},
-		{"vector only", bowEmbedder{}, "the a 25 paid", "Vacation"},
-	} {
-		t.Run(tc.name+"/"+tc.query, func(t *testing.T) {
-			got, err := NewRetriever(db, tc.emb).Retrieve(context.Background(), agent.Request{Query: tc.query, Limit: 3})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) == 0 || len(got) > 3 {
-				t.Fatalf("got %d documents, want 1..3", len(got))
-			}
-			if !strings.HasPrefix(got[0].Content, tc.want+"\n\n") {
-				t.Errorf("first = %q, want the %q chunk", got[0].Content, tc.want)
-			}
-			if got[0].Route != agent.RouteVector || got[0].Score <= 0 {
-				t.Errorf("route %q score %v", got[0].Route, got[0].Score)
-			}
-			for i := 1; i < len(got); i++ {
-				if got[i].Score > got[i-1].Score {
-					t.Errorf("scores not descending: %v then %v", got[i-1].Score, got[i].Score)
-				}
-			}
-		})
-	}
-	// The question is the fallback query.
-	got, err := NewRetriever(db, nil).Retrieve(context.Background(), agent.Request{Question: "password manager"})
-	if err != nil || len(got) == 0 || !strings.HasPrefix(got[0].Content, "Passwords") {
-		t.Errorf("retrieve by question = %+v, %v", got, err)
-	}
-}
-
-// A chunk found by both rankings beats chunks found by one.
-func TestFusionFavoursAgreement(t *testing.T) {
-	t.Parallel()
-	db := openTest(t)
-	emb := bowEmbedder{}
-	vs, _ := emb.Embed(context.Background(), []string{"banana", "mango", "papaya"})
-	mustUpsert(t, NewDocumentStore(db), kb.Document{Key: "fruit.md", Title: "Fruit", Chunks: []kb.Chunk{
-		{Index: 0, Content: "kiwi", Embedding: vs[0]},                 // text only
-		{Index: 1, Content: "tropical stone fruit", Embedding: vs[1]}, // vector only
-		{Index: 2, Content: "papaya", Embedding: vs[2]},               // both
-	}})
-	got, err := NewRetriever(db, emb).Retrieve(context.Background(), reqFor("kiwi mango papaya"))
-	if err != nil || len(got) != 3 {
-		t.Fatalf("retrieve = %+v, %v", got, err)
-	}
-	if got[0].Content != "papaya" || got[0].Score <= got[1].Score {
-		t.Errorf("first = %q (%v, then %v), want papaya, found by both rankings", got[0].Content, got[0].Score, got[1].Score)
-	}
-}
-
-func TestRetrieveRespectsScope(t *testing.T) {
-	t.Parallel()
-	db := openTest(t)
-	s := NewDocumentStore(db)
-	text := "quarterly roadmap planning notes"
-	mk := func(ws, key, channel string, private bool) kb.Document {
-		d := testDoc(t, ws, key, key, text)
-		d.Channel, d.Private = channel, private
-		return d
-	}
-	mustUpsert(t, s,
-		mk("", "file", "", false),
-		mk("T1", "t1-public", "C1", false),
-		mk("T1", "t1-private-c1", "C1", true),
-		mk("T1", "t1-private-c2", "C2", true),
-		mk("T2", "t2-public", "D1", false),
-		mk("T2", "t2-private", "D1", true),
-	)
-	for _, emb := range []Embedder{bowEmbedder{}, nil} {
-		r := NewRetriever(db, emb)
-		for _, tc := range []struct {
-			scope agent.Scope
-			want  []string
-		}{
-			{agent.Scope{Workspace: "T1", Channel: "C1"}, []string{"file", "t1-private-c1", "t1-public"}},
-			{agent.Scope{Workspace: "T1", Channel: "C3"}, []string{"file", "t1-public"}},
-			{agent.Scope{Workspace: "T1"}, []string{"file", "t1-public"}},
-			{agent.Scope{Workspace: "T2", Channel: "D1"}, []string{"file", "t2-private", "t2-public"}},
-			{agent.Scope{Workspace: "T2", Channel: "C1"}, []string{"file", "t2-public"}}, // C1 is T1's
-			{agent.Scope{Workspace: "T3", Channel: "C1"}, []string{"file"}},
-			{agent.Scope{}, []string{"file"}},
-		} {
-			got, err := r.Retrieve(context.Background(), agent.Request{Query: text, Scope: tc.scope, Limit: 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var keys []string
-			for _, d := range got {
-				keys = append(keys, d.Title)
-			}
-			slices.Sort(keys)
-			if fmt.Sprint(keys) != fmt.Sprint(tc.want) {
-				t.Errorf("embedder %v, scope %+v sees %v, want %v", emb != nil, tc.scope, keys, tc.want)
-			}
-		}
-	}
-	// A private document moved to another channel follows it.
-	moved := mk("T1", "t1-private-c1", "C9", true)
-	moved.Hash = "moved"
-	mustUpsert(t, s, moved)
-	got, _ := NewRetriever(db, bowEmbedder{}).Retrieve(context.Background(),
-		agent.Request{Query: text, Scope: agent.Scope{Workspace: "T1", Channel: "C1"}, Limit: 10})
-	for _, d := range got {
-		if d.Title == "t1-private-c1" {
-			t.Error("a private document is still seen in the channel it left")
-		}
 	}
 }
 
@@ -375,19 +189,19 @@ func TestRetrieveDegradesAndRecovers(t *testing.T) {
 	var logged strings.Builder
 	db := openURL(t, testenv.PostgresURL(t), Options{EmbeddingDim: testDim, Embedder: "bow",
 		Logger: slog.New(slog.NewTextHandler(&logged, nil))}, true)
-	seedCorpus(t, NewDocumentStore(db), "")
-	r := NewRetriever(db, bowEmbedder{err: errEmbed})
+	storetest.SeedCorpus(t, bow, NewDocumentStore(db), "")
+	r := NewRetriever(db, bow.Failing())
 	got, err := r.Retrieve(context.Background(), reqFor("password manager"))
 	if err != nil || len(got) == 0 {
 		t.Fatalf("retrieve = %v, %v", got, err)
 	}
-	if !strings.Contains(logged.String(), "keyword search only") || !strings.Contains(logged.String(), errEmbed.Error()) {
+	if !strings.Contains(logged.String(), "keyword search only") || !strings.Contains(logged.String(), storetest.ErrEmbed.Error()) {
 		t.Errorf("log = %q", logged.String())
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := NewRetriever(db, bowEmbedder{}).Retrieve(ctx, reqFor("password manager")); err == nil {
+	if _, err := NewRetriever(db, bow).Retrieve(ctx, reqFor("password manager")); err == nil {
 		t.Error("retrieve with an ended context succeeded")
 	}
 	// A statement failing inside the batch leaves its transaction aborted;
@@ -397,7 +211,7 @@ func TestRetrieveDegradesAndRecovers(t *testing.T) {
 		t.Fatal("a search with a 3-dimensional vector succeeded")
 	}
 	for range 2 * DefaultMaxConns {
-		if got, err := NewRetriever(db, bowEmbedder{}).Retrieve(context.Background(), reqFor("password manager")); err != nil || len(got) == 0 {
+		if got, err := NewRetriever(db, bow).Retrieve(context.Background(), reqFor("password manager")); err != nil || len(got) == 0 {
 			t.Fatalf("retrieve after a failure = %v, %v", got, err)
 		}
 	}

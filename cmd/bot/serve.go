@@ -118,10 +118,11 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 			errs <- fmt.Errorf("http: %w", err)
 		}
 	}()
+	var runnersDone sync.WaitGroup // Socket Mode and the gateway
 	for _, run := range runners {
-		wg.Add(1)
+		runnersDone.Add(1)
 		go func() {
-			defer wg.Done()
+			defer runnersDone.Done()
 			if err := run(runCtx); err != nil && runCtx.Err() == nil {
 				errs <- err
 			}
@@ -140,11 +141,19 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
 	defer cancel()
 	_ = srv.Shutdown(grace)
+	runnersDone.Wait() // no delivery arrives after this
 	if sa != nil {
 		sa.Wait() // deliveries already acknowledged reach the dispatcher
 	}
 	if err := d.Shutdown(grace); err != nil {
 		app.Log.Error("answers still running at the end of the grace period were abandoned", "err", err)
+		// Cancel them, and let the workers post their final messages
+		// (bounded by the dispatcher's own 30 s limit per message) before
+		// the stores close under them.
+		abandon()
+		last, cancelLast := context.WithTimeout(context.WithoutCancel(ctx), 35*time.Second)
+		defer cancelLast()
+		_ = d.Shutdown(last)
 	}
 	abandon()
 	wg.Wait()

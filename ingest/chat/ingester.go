@@ -157,9 +157,17 @@ func (r *run) ingest(ctx context.Context) error {
 		cur = Cursor{Started: r.start.UTC()}
 	}
 
-	// Catch up with what was posted since the last run.
-	if found && !cur.NewestAt.IsZero() {
-		from := dayStart(cur.NewestAt).Add(-r.in.lookback())
+	// Catch up with what was posted since the last run. Without a message
+	// read yet (an empty channel, or one with threads only), the first
+	// run's start is as far as it read.
+	if ref := cur.NewestAt; found {
+		if ref.IsZero() {
+			ref = cur.Started
+		}
+		from := cur.Oldest
+		if !ref.IsZero() {
+			from = dayStart(ref).Add(-r.in.lookback())
+		}
 		if cur.Oldest.After(from) {
 			from = cur.Oldest
 		}

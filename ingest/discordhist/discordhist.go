@@ -230,7 +230,18 @@ func (s *Source) messages(ctx context.Context, ch chat.Channel, channel, thread 
 		if done || len(msgs) < pageSize {
 			return nil
 		}
-		before = msgs[len(msgs)-1].ID
+		// The next page is before the oldest message of this one, which
+		// must move back, or a server repeating a page loops forever.
+		next := ""
+		for _, m := range msgs {
+			if m != nil && (next == "" || snowflakeLess(m.ID, next)) {
+				next = m.ID
+			}
+		}
+		if next == "" || (before != "" && !snowflakeLess(next, before)) {
+			return fmt.Errorf("discordhist: history of %s: page before %s does not move back", channel, before)
+		}
+		before = next
 	}
 	return fmt.Errorf("discordhist: history of %s: more than %d pages", channel, maxPages)
 }
@@ -475,6 +486,14 @@ func snowflakeTime(id string) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(n>>22 + discordEpoch).UTC()
+}
+
+// snowflakeLess reports whether snowflake a is older than b; ids that are
+// not numbers are never less.
+func snowflakeLess(a, b string) bool {
+	x, err1 := strconv.ParseUint(a, 10, 64)
+	y, err2 := strconv.ParseUint(b, 10, 64)
+	return err1 == nil && err2 == nil && x < y
 }
 
 // SnowflakeTime is the time a Discord id was made, for events; zero if

@@ -168,6 +168,7 @@ func (s *Source) History(ctx context.Context, ch chat.Channel, oldest, latest ti
 		p.Latest = ts(latest)
 		exclude = p.Latest
 	}
+	seen := map[string]bool{} // cursors followed: a server repeating one loops
 	for page := 0; page < maxPages; page++ {
 		var res *slack.GetConversationHistoryResponse
 		err := s.retry(ctx, "conversations.history", func() (err error) {
@@ -196,6 +197,10 @@ func (s *Source) History(ctx context.Context, ch chat.Channel, oldest, latest ti
 		if !res.HasMore || res.ResponseMetaData.NextCursor == "" {
 			return nil
 		}
+		if seen[res.ResponseMetaData.NextCursor] {
+			return fmt.Errorf("slackhist: history of %s: cursor %q repeats", ch.ID, res.ResponseMetaData.NextCursor)
+		}
+		seen[res.ResponseMetaData.NextCursor] = true
 		p.Cursor = res.ResponseMetaData.NextCursor
 	}
 	return fmt.Errorf("slackhist: history of %s: more than %d pages", ch.ID, maxPages)
@@ -215,6 +220,7 @@ func (s *Source) Replies(ctx context.Context, ch chat.Channel, thread string) (c
 	}
 	p := &slack.GetConversationRepliesParameters{ChannelID: ch.ID, Timestamp: thread, Limit: pageSize}
 	var out []chat.Message
+	seen := map[string]bool{}
 	for page := 0; page < maxThreadPages; page++ {
 		var (
 			msgs    []slack.Message
@@ -239,6 +245,10 @@ func (s *Source) Replies(ctx context.Context, ch chat.Channel, thread string) (c
 				out = append(out, cm)
 			}
 		}
+		if hasMore && seen[next] {
+			return chat.Thread{}, nil, fmt.Errorf("slackhist: thread %s: cursor %q repeats", thread, next)
+		}
+		seen[next] = true
 		if !hasMore || next == "" {
 			t := chat.Thread{ID: thread, Started: timeOf(thread), Permalink: s.permalink(ctx, me, ch.ID, thread, "")}
 			return t, out, nil

@@ -1,0 +1,503 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/kb"
+)
+
+// TestStore runs every check on stores that open returns, a new, empty
+// one for each check, run in parallel.
+func TestStore(t *testing.T, open func(t *testing.T) Store) {
+	for _, c := range []struct {
+		name string
+		run  func(t *testing.T, s Store)
+	}{
+		{"UpsertDocumentIsIdempotent", testUpsertIdempotent},
+		{"UpsertDocumentReplacesChunks", testUpsertReplaces},
+		{"DeleteDocumentAndEmpty", testDeleteAndEmpty},
+		{"UpsertDocumentRejects", testUpsertRejects},
+		{"ConcurrentUse", testConcurrentUse},
+		{"RetrieveSurvivesHostileQueries", testHostileQueries},
+		{"HybridRetrievalRanksBestChunkFirst", testHybridRanking},
+		{"FusionFavoursAgreement", testFusion},
+		{"RetrieveRespectsScope", testScope},
+		{"CheckpointerRoundTripAndPrune", testCheckpointer},
+		{"CheckEmbedding", testCheckEmbedding},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t, open(t))
+		})
+	}
+}
+
+// checkFullText checks that the store's separate full-text index, if it
+// has one, holds a row for each of the want chunks.
+func checkFullText(t *testing.T, s Store, want int) {
+	t.Helper()
+	if s.FullTextTable == "" {
+		return
+	}
+	if n := rows(t, s, s.FullTextTable); n != want {
+		t.Errorf("%s rows = %d, want %d", s.FullTextTable, n, want)
+	}
+}
+
+// rows counts the rows of one of the store's tables.
+func rows(t *testing.T, s Store, table string) int {
+	t.Helper()
+	n, err := s.Rows(table)
+	if err != nil {
+		t.Fatalf("count %s: %v", table, err)
+	}
+	return n
+}
+
+func testUpsertIdempotent(t *testing.T, s Store) {
+	ctx := context.Background()
+	doc := s.BOW.Doc(t, "T1", "handbook.md", "Handbook", "first chunk", "second chunk", "third chunk")
+	doc.Hash = "h1"
+
+	for i, want := range []bool{true, false, false} {
+		changed, err := s.Docs.UpsertDocument(ctx, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if changed != want {
+			t.Errorf("upsert %d: changed = %v, want %v", i, changed, want)
+		}
+	}
+	if n := MustCount(t, s.Docs.CountChunks); n != 3 {
+		t.Errorf("chunks = %d, want 3", n)
+	}
+	if n := MustCount(t, s.Docs.CountDocuments); n != 1 {
+		t.Errorf("documents = %d, want 1", n)
+	}
+	checkFullText(t, s, 3)
+	hash, ok, err := s.Docs.DocumentHash(ctx, "T1", "handbook.md")
+	if err != nil || !ok || hash != "h1" {
+		t.Errorf("DocumentHash = %q, %v, %v", hash, ok, err)
+	}
+	if _, ok, _ := s.Docs.DocumentHash(ctx, "T2", "handbook.md"); ok {
+		t.Error("DocumentHash found the document in another workspace")
+	}
+
+	// Without a hash, the content decides.
+	doc.Hash = ""
+	doc.Key = "nohash.md"
+	for i, want := range []bool{true, false} {
+		if changed, err := s.Docs.UpsertDocument(ctx, doc); err != nil || changed != want {
+			t.Errorf("unhashed upsert %d: changed = %v, %v; want %v", i, changed, err, want)
+		}
+	}
+}
+
+func testUpsertReplaces(t *testing.T, s Store) {
+	ctx := context.Background()
+	r := s.Retriever(s.BOW)
+
+	old := s.BOW.Doc(t, "", "policy.md", "Travel policy", "flights must be booked economy class",
+		"hotels up to 150 euros", "taxis need a receipt")
+	old.Hash = "v1"
+	MustUpsert(t, s.Docs, old)
+
+	updated := s.BOW.Doc(t, "", "policy.md", "Travel policy v2", "trains are preferred under 600 kilometres")
+	updated.Hash = "v2"
+	updated.Location = "files/policy-v2.md"
+	changed, err := s.Docs.UpsertDocument(ctx, updated)
+	if err != nil || !changed {
+		t.Fatalf("upsert v2 = %v, %v", changed, err)
+	}
+	if n := MustCount(t, s.Docs.CountChunks); n != 1 {
+		t.Errorf("chunks = %d, want 1", n)
+	}
+	if n := MustCount(t, s.Docs.CountDocuments); n != 1 {
+		t.Errorf("documents = %d, want 1", n)
+	}
+	checkFullText(t, s, 1)
+	got, err := r.Retrieve(ctx, Req("economy flights hotels taxis"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range got {
+		if d.Content != "trains are preferred under 600 kilometres" {
+			t.Errorf("old content still found: %q", d.Content)
+		}
+	}
+	got, err = r.Retrieve(ctx, Req("trains"))
+	if err != nil || len(got) != 1 || got[0].Title != "Travel policy v2" {
+		t.Fatalf("retrieve trains = %+v, %v", got, err)
+	}
+	if got[0].ID != "policy.md#0" || got[0].Location != "files/policy-v2.md" || got[0].Metadata["author"] != "test" ||
+		got[0].Metadata["key"] != "policy.md" || got[0].Metadata["chunk"] != "0" {
+		t.Errorf("document = %+v", got[0])
+	}
+	// The title is searchable, and the copy on the chunks follows the
+	// document's.
+	if got, err := r.Retrieve(ctx, Req("v2")); err != nil || len(got) != 1 {
+		t.Errorf("retrieve by title = %+v, %v", got, err)
+	}
+}
+
+func testDeleteAndEmpty(t *testing.T, s Store) {
+	ctx := context.Background()
+	if empty, err := s.Docs.Empty(ctx); err != nil || !empty {
+		t.Fatalf("new store Empty = %v, %v", empty, err)
+	}
+	MustUpsert(t, s.Docs, s.BOW.Doc(t, "", "a.md", "A", "one", "two"), s.BOW.Doc(t, "T1", "a.md", "A", "three"))
+	if empty, _ := s.Docs.Empty(ctx); empty {
+		t.Error("Empty with a document")
+	}
+	if err := s.Docs.DeleteDocument(ctx, "", "a.md"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Docs.DeleteDocument(ctx, "", "a.md"); err != nil {
+		t.Fatalf("deleting twice: %v", err)
+	}
+	if n := MustCount(t, s.Docs.CountChunks); n != 1 {
+		t.Errorf("after delete: chunks %d, want the other workspace's 1", n)
+	}
+	checkFullText(t, s, 1)
+	if err := s.Docs.DeleteDocument(ctx, "T1", "a.md"); err != nil {
+		t.Fatal(err)
+	}
+	if n := MustCount(t, s.Docs.CountChunks); n != 0 {
+		t.Errorf("after deleting both: chunks %d", n)
+	}
+	checkFullText(t, s, 0)
+	if empty, _ := s.Docs.Empty(ctx); !empty {
+		t.Error("not Empty after delete")
+	}
+}
+
+func testUpsertRejects(t *testing.T, s Store) {
+	mixed := s.BOW.Doc(t, "", "m.md", "M", "a", "b")
+	mixed.Chunks[1].Embedding = mixed.Chunks[1].Embedding[:3]
+	for name, doc := range map[string]kb.Document{
+		"no key":             {Title: "x"},
+		"private no channel": {Key: "p", Private: true},
+		"mixed dimensions":   mixed,
+	} {
+		if _, err := s.Docs.UpsertDocument(context.Background(), doc); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// Writers and readers at once must neither fail (SQLITE_BUSY, deadlocks)
+// nor see a document half-written, whether the writers race on the same
+// documents or each write their own.
+func testConcurrentUse(t *testing.T, s Store) {
+	for _, tc := range []struct {
+		name   string
+		key    func(w, i int) string
+		chunks int
+	}{
+		{"shared keys", func(w, i int) string { return fmt.Sprintf("k-%d", (w+i)%5) }, 5 * 3},
+		{"own keys", func(w, i int) string { return fmt.Sprintf("w%d-%d", w, i%5) }, 4 * 5 * 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			// The variants' keys differ: the second adds to the first's.
+			before := MustCount(t, s.Docs.CountChunks)
+			r := s.Retriever(s.BOW)
+			errs := make(chan error, 256)
+			var wg sync.WaitGroup
+			for w := range 4 {
+				wg.Go(func() {
+					for i := range 15 {
+						doc := s.BOW.Doc(t, "", tc.key(w, i), "Doc", "alpha beta", "gamma delta", fmt.Sprintf("round %d", i))
+						if _, err := s.Docs.UpsertDocument(ctx, doc); err != nil {
+							errs <- err
+						}
+					}
+				})
+				wg.Go(func() {
+					for range 15 {
+						docs, err := r.Retrieve(ctx, agent.Request{Query: "alpha gamma", Limit: 100})
+						if err != nil {
+							errs <- err
+						}
+						if len(docs)%2 != 0 {
+							errs <- fmt.Errorf("saw %d chunks: a document half-written", len(docs))
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			if n := MustCount(t, s.Docs.CountChunks) - before; n != tc.chunks {
+				t.Errorf("chunks added = %d, want %d", n, tc.chunks)
+			}
+		})
+	}
+}
+
+func testHostileQueries(t *testing.T, s Store) {
+	MustUpsert(t, s.Docs, s.BOW.Doc(t, "", "a.md", "Café menu", "naïve coffee 東京 and tea, AND more"))
+	r := s.Retriever(s.BOW)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var big strings.Builder
+	for big.Len() < 10_000 {
+		big.WriteRune(rune(rnd.IntN(0x3000)))
+	}
+	for _, q := range []string{
+		// Operators of PostgreSQL's tsquery and SQLite's FTS5.
+		`"`, `""`, `*`, `AND(`, `OR`, `NOT`, `NEAR(`, `!`, `&`, `|`, `<->`, `a & | b`, `a AND`,
+		`coffee:*`, `coffee:A`, `title:coffee`, `-coffee`, `^coffee`, `coffee"`, `{coffee}`,
+		`'`, `''`, `\`, `\\'`, `(((`, `'; DROP TABLE chunks; --`, "e\u0301\u0301", "\u0301",
+		"🚀🔥", "naïve café 東京", "\x00\xff", "$1 $2", strings.Repeat(`"AND( `, 2000), big.String(), "   ",
+		"the of and", // stop words only: nothing for either ranking
+	} {
+		if _, err := r.Retrieve(context.Background(), Req(q)); err != nil {
+			t.Errorf("Retrieve(%.40q): %v", q, err)
+		}
+	}
+	for _, q := range []string{`"café*" AND(`, `coffee:* & !tea`, `(naïve)|`, `'coffee'`, `東京?!`} {
+		for _, emb := range []Embedder{nil, s.BOW} {
+			got, err := s.Retriever(emb).Retrieve(context.Background(), Req(q))
+			if err != nil || len(got) != 1 {
+				t.Errorf("search for %q (embedder %v) found %d, %v; want the café chunk", q, emb != nil, len(got), err)
+			}
+		}
+	}
+}
+
+func testHybridRanking(t *testing.T, s Store) {
+	SeedCorpus(t, s.BOW, s.Docs, "")
+	for _, tc := range []struct {
+		name  string
+		emb   Embedder
+		query string
+		want  string // heading of the first chunk
+	}{
+		{"hybrid", s.BOW, "How many days of paid vacation do employees get?", "Vacation"},
+		{"hybrid", s.BOW, "hotel price limit per night", "Travel"},
+		{"hybrid", s.BOW, "minimum password length", "Passwords"},
+		{"hybrid", s.BOW, "Is a doctor's note needed when I'm sick?", "Sick leave"},
+		{"keyword only", nil, "laptop disk encryption", "Laptops"},
+		{"keyword only, stemmed", nil, "encrypted laptop", "Laptops"},
+		{"embedder fails", s.BOW.Failing(), "meals receipts", "Meals"},
+		{"query dimension differs", s.BOW.WithDim(8), "doctor note sick", "Sick leave"},
+		{"vector only", s.BOW, "the a 25 paid", "Vacation"},
+	} {
+		t.Run(tc.name+"/"+tc.query, func(t *testing.T) {
+			got, err := s.Retriever(tc.emb).Retrieve(context.Background(), agent.Request{Query: tc.query, Limit: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) == 0 || len(got) > 3 {
+				t.Fatalf("got %d documents, want 1..3", len(got))
+			}
+			if !strings.HasPrefix(got[0].Content, tc.want+"\n\n") {
+				t.Errorf("first = %q, want the %q chunk", got[0].Content, tc.want)
+			}
+			if got[0].Route != agent.RouteVector || got[0].Score <= 0 {
+				t.Errorf("route %q score %v", got[0].Route, got[0].Score)
+			}
+			for i := 1; i < len(got); i++ {
+				if got[i].Score > got[i-1].Score {
+					t.Errorf("scores not descending: %v then %v", got[i-1].Score, got[i].Score)
+				}
+			}
+		})
+	}
+	// The question is the fallback query.
+	got, err := s.Retriever(nil).Retrieve(context.Background(), agent.Request{Question: "password manager"})
+	if err != nil || len(got) == 0 || !strings.HasPrefix(got[0].Content, "Passwords") {
+		t.Errorf("retrieve by question = %+v, %v", got, err)
+	}
+}
+
+// A chunk found by both rankings beats chunks found by one.
+func testFusion(t *testing.T, s Store) {
+	vs, _ := s.BOW.Embed(context.Background(), []string{"banana", "mango", "papaya"})
+	MustUpsert(t, s.Docs, kb.Document{Key: "fruit.md", Title: "Fruit", Chunks: []kb.Chunk{
+		{Index: 0, Content: "kiwi", Embedding: vs[0]},                 // text only
+		{Index: 1, Content: "tropical stone fruit", Embedding: vs[1]}, // vector only
+		{Index: 2, Content: "papaya", Embedding: vs[2]},               // both
+	}})
+	got, err := s.Retriever(s.BOW).Retrieve(context.Background(), Req("kiwi mango papaya"))
+	if err != nil || len(got) != 3 {
+		t.Fatalf("retrieve = %+v, %v", got, err)
+	}
+	if got[0].Content != "papaya" || got[0].Score <= got[1].Score {
+		t.Errorf("first = %q (%v, then %v), want papaya, found by both rankings", got[0].Content, got[0].Score, got[1].Score)
+	}
+}
+
+func testScope(t *testing.T, s Store) {
+	text := "quarterly roadmap planning notes"
+	mk := func(ws, key, channel string, private bool) kb.Document {
+		d := s.BOW.Doc(t, ws, key, key, text)
+		d.Channel, d.Private = channel, private
+		return d
+	}
+	MustUpsert(t, s.Docs,
+		mk("", "file", "", false),
+		mk("T1", "t1-public", "C1", false),
+		mk("T1", "t1-private-c1", "C1", true),
+		mk("T1", "t1-private-c2", "C2", true),
+		mk("T2", "t2-public", "D1", false),
+		mk("T2", "t2-private", "D1", true),
+	)
+	for _, emb := range []Embedder{s.BOW, nil} {
+		r := s.Retriever(emb)
+		for _, tc := range []struct {
+			scope agent.Scope
+			want  []string
+		}{
+			{agent.Scope{Workspace: "T1", Channel: "C1"}, []string{"file", "t1-private-c1", "t1-public"}},
+			{agent.Scope{Workspace: "T1", Channel: "C3"}, []string{"file", "t1-public"}},
+			{agent.Scope{Workspace: "T1"}, []string{"file", "t1-public"}},
+			{agent.Scope{Workspace: "T2", Channel: "D1"}, []string{"file", "t2-private", "t2-public"}},
+			{agent.Scope{Workspace: "T2", Channel: "C1"}, []string{"file", "t2-public"}}, // C1 is T1's
+			{agent.Scope{Workspace: "T3", Channel: "C1"}, []string{"file"}},
+			{agent.Scope{}, []string{"file"}},
+		} {
+			got, err := r.Retrieve(context.Background(), agent.Request{Query: text, Scope: tc.scope, Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keys []string
+			for _, d := range got {
+				keys = append(keys, d.Title)
+			}
+			slices.Sort(keys)
+			if fmt.Sprint(keys) != fmt.Sprint(tc.want) {
+				t.Errorf("embedder %v, scope %+v sees %v, want %v", emb != nil, tc.scope, keys, tc.want)
+			}
+		}
+	}
+	// A private document moved to another channel follows it.
+	moved := mk("T1", "t1-private-c1", "C9", true)
+	moved.Hash = "moved"
+	MustUpsert(t, s.Docs, moved)
+	got, _ := s.Retriever(s.BOW).Retrieve(context.Background(),
+		agent.Request{Query: text, Scope: agent.Scope{Workspace: "T1", Channel: "C1"}, Limit: 10})
+	for _, d := range got {
+		if d.Title == "t1-private-c1" {
+			t.Error("a private document is still seen in the channel it left")
+		}
+	}
+}
+
+func testCheckpointer(t *testing.T, s Store) {
+	ctx := context.Background()
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	*s.Now = func() time.Time { return now }
+	c := s.Checkpointer
+	const id = "slack:T1:C1:123.456"
+
+	empty, err := c.Load(ctx, id)
+	if err != nil || empty.ID != id || len(empty.Turns) != 0 {
+		t.Fatalf("Load of an unknown thread = %+v, %v", empty, err)
+	}
+
+	th := agent.Thread{ID: id}
+	src := []agent.Source{{N: 1, Title: "Refunds", Location: "docs/refund.md", Snippet: "30 days", Route: agent.RouteVector}}
+	th.Append(agent.Turn{Question: "What is the refund policy?", Answer: "30 days [1].", Route: agent.RouteVector,
+		Sources: src, At: now})
+	if err := c.Save(ctx, th); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Load(ctx, th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Turns) != 1 || got.Turns[0].Answer != "30 days [1]." || got.LastRoute != agent.RouteVector ||
+		!got.Updated.Equal(now) || !slices.Equal(got.LastSources, src) {
+		t.Errorf("round trip = %+v", got)
+	}
+
+	// Saving again replaces.
+	th.Append(agent.Turn{Question: "and for annual plans?", Answer: "Pro rata.", Route: agent.RouteGraph,
+		Sources: []agent.Source{{N: 1, Title: "Knowledge graph", Route: agent.RouteGraph}}, At: now})
+	if err := c.Save(ctx, th); err != nil {
+		t.Fatal(err)
+	}
+	got, err = c.Load(ctx, th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Turns) != 2 || got.Turns[1].Question != "and for annual plans?" || got.LastRoute != agent.RouteGraph ||
+		!got.Updated.Equal(now) || !slices.Equal(got.Turns[0].Sources, src) || got.Turns[0].Answer != "30 days [1]." ||
+		len(got.LastSources) != 1 || got.LastSources[0].Title != "Knowledge graph" {
+		t.Errorf("loaded %+v", got)
+	}
+	if err := c.Save(ctx, agent.Thread{}); err == nil {
+		t.Error("saved a thread without an id")
+	}
+
+	// Only threads idle since before the cut-off go.
+	now = now.Add(48 * time.Hour)
+	if err := c.Save(ctx, agent.Thread{ID: "fresh"}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := c.Prune(ctx, now.Add(-24*time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("Prune = %d, %v; want 1", n, err)
+	}
+	if got, _ := c.Load(ctx, th.ID); len(got.Turns) != 0 {
+		t.Error("the idle thread survived Prune")
+	}
+	if got, _ := c.Load(ctx, "fresh"); got.ID != "fresh" {
+		t.Error("the fresh thread was lost")
+	}
+	if n := rows(t, s, "threads"); n != 1 {
+		t.Errorf("%d threads stored, want 1", n)
+	}
+}
+
+func testCheckEmbedding(t *testing.T, s Store) {
+	ctx := context.Background()
+	if err := s.CheckEmbedding(ctx, "bow", Dim); err != nil {
+		t.Fatalf("empty store, same dimension: %v", err)
+	}
+	MustUpsert(t, s.Docs, s.BOW.Doc(t, "", "a.md", "A", "alpha beta"))
+	if err := s.CheckEmbedding(ctx, "bow", Dim); err != nil {
+		t.Fatalf("same embedder: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		dim  int
+	}{{"bow", 32}, {"text-embedding-3-small", Dim}} {
+		err := s.CheckEmbedding(ctx, tc.name, tc.dim)
+		if _, ok := s.AsMismatch(err); !ok {
+			t.Fatalf("CheckEmbedding(%q, %d) = %v, want *EmbeddingMismatchError", tc.name, tc.dim, err)
+		}
+		msg := err.Error()
+		for _, want := range []string{`"bow"`, strconv.Itoa(Dim), `"` + tc.name + `"`, " " + strconv.Itoa(tc.dim) + " "} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("error %q does not mention %s", msg, want)
+			}
+		}
+	}
+
+	// Writing vectors of another dimension is refused too.
+	short := s.BOW.Doc(t, "", "b.md", "B", "gamma")
+	short.Chunks[0].Embedding = short.Chunks[0].Embedding[:32]
+	_, err := s.Docs.UpsertDocument(ctx, short)
+	if mm, ok := s.AsMismatch(err); !ok || mm.StoredDim != Dim || mm.Dim != 32 {
+		t.Fatalf("upsert with 32 dims = %v, want mismatch %d vs 32", err, Dim)
+	}
+
+	// So is a second embedder of the same dimension.
+	_, err = s.DocsAs(t, "other").UpsertDocument(ctx, s.BOW.Doc(t, "", "c.md", "C", "delta"))
+	if mm, ok := s.AsMismatch(err); !ok || mm.StoredName != "bow" || mm.Name != "other" {
+		t.Fatalf("upsert by another embedder = %v, want mismatch bow vs other", err)
+	}
+}
