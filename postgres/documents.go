@@ -303,6 +303,35 @@ func (s *DocumentStore) DeleteDocument(ctx context.Context, workspace, key strin
 	return nil
 }
 
+// DocumentsByPrefix returns the documents of workspace whose key starts
+// with prefix, in key order: their Key, Location and Hash, without
+// chunks.
+func (s *DocumentStore) DocumentsByPrefix(ctx context.Context, workspace, prefix string) ([]kb.Document, error) {
+	rows, err := s.db.pool.Query(ctx, `SELECT key, location, hash FROM documents
+		WHERE workspace = $1 AND key LIKE $2 || '%' ESCAPE '\' ORDER BY key`, workspace, escapeLike(prefix))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: documents by prefix %q: %w", prefix, err)
+	}
+	defer rows.Close()
+	var docs []kb.Document
+	for rows.Next() {
+		d := kb.Document{Workspace: workspace}
+		if err := rows.Scan(&d.Key, &d.Location, &d.Hash); err != nil {
+			return nil, fmt.Errorf("postgres: documents by prefix %q: %w", prefix, err)
+		}
+		docs = append(docs, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: documents by prefix %q: %w", prefix, err)
+	}
+	return docs, nil
+}
+
+// escapeLike escapes the wildcards of a LIKE pattern, with \ as the escape.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
 // CountDocuments returns the number of stored documents.
 func (s *DocumentStore) CountDocuments(ctx context.Context) (int, error) {
 	return s.count(ctx, "documents")

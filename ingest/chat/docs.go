@@ -39,8 +39,17 @@ func ThreadKey(ch Channel, thread string) string {
 	return ch.Platform + ":" + ch.ID + ":thread:" + thread
 }
 
-// FileKey is the key of an attached file's document in a channel.
-func FileKey(ch Channel, file string) string {
+// FileKey is the key of the document of a file attached to a message in
+// a channel. The message is part of it, so that the message's files can be
+// found (by the prefix FileKey(ch, message, "")) when it is edited or
+// deleted.
+func FileKey(ch Channel, message, file string) string {
+	return ch.Platform + ":" + ch.ID + ":file:" + message + ":" + file
+}
+
+// legacyFileKey is the key file documents had before it named their
+// message.
+func legacyFileKey(ch Channel, file string) string {
 	return ch.Platform + ":" + ch.ID + ":file:" + file
 }
 

@@ -43,7 +43,7 @@ func (in *Ingester) files(ctx context.Context, ch Channel, msgs []Message, scope
 // file stores one attachment. It returns an error only for the store's
 // failures; the file's own problems are reported.
 func (in *Ingester) file(ctx context.Context, ch Channel, m Message, f File, scope string, private bool, max int64, rep *Report) error {
-	key := FileKey(ch, f.ID)
+	key := FileKey(ch, m.ID, f.ID)
 	hash := kb.Hash(strings.Join([]string{"file", f.ID, f.Name, strconv.FormatInt(f.Size, 10),
 		f.Updated.UTC().Format(time.RFC3339Nano), scope, strconv.FormatBool(private), m.Permalink}, "\x00"))
 	stored, ok, err := in.Store.DocumentHash(ctx, ch.Workspace, key)
@@ -95,7 +95,50 @@ func (in *Ingester) file(ctx context.Context, ch Channel, m Message, f File, sco
 		c.passages = append(c.passages, passage(para, loc))
 	}
 	rep.Files++
-	return in.store(ctx, c, rep)
+	if err := in.store(ctx, c, rep); err != nil {
+		return err
+	}
+	// The file's document under its key of old, which did not name its
+	// message, goes: the new one replaces it.
+	return in.remove(ctx, ch, legacyFileKey(ch, f.ID), rep)
+}
+
+// pruneFiles deletes the documents of the files that message no longer
+// carries, all of them when it is gone (not among r.msgs, or deleted), so
+// that their text is not cited any more. The graph facts read from them
+// are forgotten.
+func (in *Ingester) pruneFiles(ctx context.Context, r *run, message string, deleted bool) error {
+	if message == "" {
+		return nil
+	}
+	keep := map[string]bool{}
+	if !deleted {
+		for _, m := range r.msgs {
+			if m.ID == message {
+				for _, f := range m.Files {
+					keep[FileKey(r.ch, m.ID, f.ID)] = true
+				}
+			}
+		}
+	}
+	docs, err := in.Store.DocumentsByPrefix(ctx, r.ch.Workspace, FileKey(r.ch, message, ""))
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if keep[d.Key] {
+			continue
+		}
+		if err := in.remove(ctx, r.ch, d.Key, &r.rep); err != nil {
+			return err
+		}
+		if in.Graph != nil && d.Location != "" {
+			if _, err := in.Graph.Forget(ctx, []string{d.Location}); err != nil {
+				r.rep.Errors = append(r.rep.Errors, fmt.Errorf("graph facts of %s: %w", d.Key, err))
+			}
+		}
+	}
+	return nil
 }
 
 func (in *Ingester) chunkSize() int {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
 	"github.com/switchboard/switchboard/ingest"
 	"github.com/switchboard/switchboard/ingest/chat"
@@ -73,6 +74,8 @@ type backend struct {
 	// reopen returns a backend on the same database, as a new process
 	// would see it.
 	reopen func(t testing.TB) *backend
+	// retriever searches the store as answers do (keyword search only).
+	retriever agent.Retriever
 }
 
 func sqliteBackend(t testing.TB) *backend {
@@ -87,7 +90,7 @@ func sqliteBackend(t testing.TB) *backend {
 		t.Cleanup(func() { db.Close() })
 		return &backend{
 			name: "sqlite", docs: sqlite.NewDocumentStore(db, "hash"), cursors: sqlite.NewCursors(db),
-			graph: sqlite.NewGraphStore(db),
+			graph: sqlite.NewGraphStore(db), retriever: sqlite.NewRetriever(db, nil),
 			chunks: func(t *testing.T) (map[string][]string, map[string]string) {
 				raw, err := sql.Open("sqlite", path)
 				if err != nil {
@@ -118,6 +121,7 @@ func postgresBackend(t testing.TB) *backend {
 		}
 		return &backend{
 			name: "postgres", docs: postgres.NewDocumentStore(db), cursors: postgres.NewCursors(db),
+			retriever: postgres.NewRetriever(db, nil),
 			chunks: func(t *testing.T) (map[string][]string, map[string]string) {
 				conn, err := pgx.Connect(ctx, url)
 				if err != nil {

@@ -11,14 +11,19 @@ import (
 
 	"github.com/switchboard/switchboard/ingest"
 	"github.com/switchboard/switchboard/ingest/extract"
+	"github.com/switchboard/switchboard/kb"
 )
 
 // Store is what the Ingester needs from the document store besides the
-// Pipeline: to look up a document's hash and to delete documents whose
-// messages are gone. It must be the Pipeline's store.
+// Pipeline: to look up a document's hash and to find and delete documents
+// whose messages are gone. It must be the Pipeline's store.
 type Store interface {
 	DocumentHash(ctx context.Context, workspace, key string) (hash string, ok bool, err error)
 	DeleteDocument(ctx context.Context, workspace, key string) error
+	// DocumentsByPrefix returns the documents of workspace whose key
+	// starts with prefix (taken literally), with their Key and Location;
+	// their chunks are not needed.
+	DocumentsByPrefix(ctx context.Context, workspace, prefix string) ([]kb.Document, error)
 }
 
 // Ingester reads chat channels into the knowledge base. Set the fields
@@ -142,6 +147,8 @@ type run struct {
 	// forget are origins whose graph facts the documents stored by a live
 	// update forget: the changed message's.
 	forget []string
+	// msgs are the messages a live update read again.
+	msgs []Message
 }
 
 func (r *run) ingest(ctx context.Context) error {

@@ -67,6 +67,11 @@ func (in *Ingester) Apply(ctx context.Context, c Change) (applied bool, rep Repo
 	} else {
 		err = in.rebuildDay(ctx, r, dayStart(c.Time))
 	}
+	if err == nil {
+		// The documents of the files the message lost, or of all of them
+		// when it is gone, go too.
+		err = in.pruneFiles(ctx, r, c.Message, c.Deleted)
+	}
 	r.rep.Complete = true
 	r.rep.Elapsed = in.now().Sub(r.start)
 	if err != nil {
@@ -101,6 +106,7 @@ func (in *Ingester) applyThread(ctx context.Context, r *run, thread string, c Ch
 	if err != nil {
 		return fmt.Errorf("read thread %s: %w", thread, err)
 	}
+	r.msgs = append(r.msgs, msgs...)
 	// On Slack a "thread" without replies is a message of its day.
 	if len(msgs) > 0 && msgs[0].ID == thread && !msgs[0].InThread() {
 		if err := in.remove(ctx, r.ch, key, &r.rep); err != nil {
@@ -135,6 +141,7 @@ func (in *Ingester) rebuildDay(ctx context.Context, r *run, d time.Time) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", d.Format(dayLayout), err)
 	}
+	r.msgs = append(r.msgs, msgs...)
 	c, ok := in.builder(r.ch).dayDoc(d, msgs)
 	if !ok {
 		if in.Graph != nil {

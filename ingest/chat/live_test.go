@@ -128,6 +128,79 @@ func TestLiveEditsAndDeletesPropagate(t *testing.T) {
 	})
 }
 
+// A deleted message's attached files, and files an edit removed from a
+// message, are gone from answers; the files a message keeps stay.
+func TestLiveDeletesAttachedFiles(t *testing.T) {
+	backends(t, func(t *testing.T, open func(testing.TB) *backend) {
+		fake := slacktest.NewServer()
+		defer fake.Close()
+		fake.AddChannel("C1", "docs", false)
+		fake.AddUser("U1", "Alice")
+		lone := fake.PostAt("C1", "U1", "the plan", march)
+		fake.AttachFile("C1", lone, "plan.txt", "text/plain", []byte("The zanzibar quokka protocol is secret."))
+		root := fake.PostAt("C1", "U1", "notes in a thread", march.Add(time.Hour))
+		reply := fake.ReplyAt("C1", root, "U1", "here", march.Add(2*time.Hour))
+		fake.AttachFile("C1", reply, "ledger.md", "text/markdown", []byte("# Ledger\n\nThe periwinkle lighthouse ledger."))
+		two := fake.PostAt("C1", "U1", "two files", march.Add(3*time.Hour))
+		fake.AttachFile("C1", two, "keep.txt", "text/plain", []byte("The saffron walrus rule."))
+		drop := fake.AttachFile("C1", two, "drop.txt", "text/plain", []byte("The obsidian pelican memo."))
+
+		b := open(t)
+		in := newIngester(t, fake, b, &hashEmbedder{})
+		ctx := context.Background()
+		if rep, err := in.Ingest(ctx, "C1", chat.Options{}); err != nil || rep.Files != 4 {
+			t.Fatalf("%v\n%s", err, rep)
+		}
+		found := func(phrase string) bool {
+			t.Helper()
+			docs, err := b.retriever.Retrieve(ctx, agent.Request{Query: phrase,
+				Scope: agent.Scope{Workspace: fake.TeamID, Channel: "C1"}, Limit: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range docs {
+				if strings.Contains(d.Content, phrase) {
+					return true
+				}
+			}
+			return false
+		}
+		apply := func(c chat.Change) {
+			t.Helper()
+			if applied, rep, err := in.Apply(ctx, c); err != nil || !applied {
+				t.Fatalf("apply %+v: %v %v\n%s", c, applied, err, rep)
+			}
+		}
+		phrases := []string{"zanzibar quokka protocol", "periwinkle lighthouse ledger", "saffron walrus rule", "obsidian pelican memo"}
+		for _, p := range phrases {
+			if !found(p) {
+				t.Fatalf("%q not retrievable after ingest", p)
+			}
+		}
+
+		fake.Delete("C1", lone)
+		apply(change("C1", lone, "", true))
+		fake.Delete("C1", reply)
+		apply(change("C1", reply, root, true))
+		fake.DetachFile("C1", two, drop)
+		apply(change("C1", two, "", false))
+
+		for i, p := range phrases {
+			if want := i == 2; found(p) != want {
+				t.Errorf("%q retrievable: %v, want %v", p, !want, want)
+			}
+		}
+		chunks, _ := b.chunks(t)
+		for key, cs := range chunks {
+			for _, p := range phrases[:2] {
+				if strings.Contains(strings.Join(cs, "\n"), p) {
+					t.Errorf("%s still holds %q", key, p)
+				}
+			}
+		}
+	})
+}
+
 func textOf(g generated, ts string) string {
 	for text, t := range g.byText {
 		if t == ts {

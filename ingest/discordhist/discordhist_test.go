@@ -149,10 +149,12 @@ func TestIngestDiscordChannel(t *testing.T) {
 	}
 }
 
+// firstAttachment returns the key suffix of the first attachment's document:
+// "<message>:<attachment>".
 func firstAttachment(fake *discordtest.Server) string {
 	for _, m := range fake.Messages() {
 		if len(m.Attachments) > 0 {
-			return m.Attachments[0].ID
+			return m.ID + ":" + m.Attachments[0].ID
 		}
 	}
 	return ""

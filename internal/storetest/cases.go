@@ -25,6 +25,7 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 		{"UpsertDocumentIsIdempotent", testUpsertIdempotent},
 		{"UpsertDocumentReplacesChunks", testUpsertReplaces},
 		{"DeleteDocumentAndEmpty", testDeleteAndEmpty},
+		{"DocumentsByPrefix", testDocumentsByPrefix},
 		{"UpsertDocumentRejects", testUpsertRejects},
 		{"ConcurrentUse", testConcurrentUse},
 		{"RetrieveSurvivesHostileQueries", testHostileQueries},
@@ -177,6 +178,47 @@ func testDeleteAndEmpty(t *testing.T, s Store) {
 	checkFullText(t, s, 0)
 	if empty, _ := s.Docs.Empty(ctx); !empty {
 		t.Error("not Empty after delete")
+	}
+}
+
+// testDocumentsByPrefix checks that a prefix matches keys literally (its
+// LIKE wildcards escaped, its case kept) in one workspace only.
+func testDocumentsByPrefix(t *testing.T, s Store) {
+	ctx := context.Background()
+	keys := []string{"s:C1:file:M1:F1", "s:C1:file:M1:F2", "s:C1:file:M10:F1", "s:C1:file:m1:F3",
+		"s:C1:fileXM1:F4", "s:C1:file:M_:F5", "s:C1:file:M%:F6", `s:C1:file:M\:F7`, "s:C1:thread:M1"}
+	for _, k := range keys {
+		MustUpsert(t, s.Docs, s.BOW.Doc(t, "W", k, k, "text of "+k))
+	}
+	MustUpsert(t, s.Docs, s.BOW.Doc(t, "W2", "s:C1:file:M1:F9", "other", "other workspace"))
+	for _, c := range []struct {
+		prefix string
+		want   []string
+	}{
+		{"s:C1:file:M1:", []string{"s:C1:file:M1:F1", "s:C1:file:M1:F2"}},
+		{"s:C1:file:M_:", []string{"s:C1:file:M_:F5"}},
+		{"s:C1:file:M%:", []string{"s:C1:file:M%:F6"}},
+		{`s:C1:file:M\:`, []string{`s:C1:file:M\:F7`}},
+		{"s:C1:file:", []string{"s:C1:file:M%:F6", "s:C1:file:M1:F1", "s:C1:file:M1:F2", "s:C1:file:M10:F1",
+			`s:C1:file:M\:F7`, "s:C1:file:M_:F5", "s:C1:file:m1:F3"}},
+		{"s:C2:", nil},
+	} {
+		docs, err := s.Docs.DocumentsByPrefix(ctx, "W", c.prefix)
+		if err != nil {
+			t.Fatalf("DocumentsByPrefix(%q): %v", c.prefix, err)
+		}
+		var got []string
+		for _, d := range docs {
+			got = append(got, d.Key)
+			if d.Location != "files/"+d.Key || d.Hash == "" {
+				t.Errorf("DocumentsByPrefix(%q): %s has location %q, hash %q", c.prefix, d.Key, d.Location, d.Hash)
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(c.want)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("DocumentsByPrefix(%q) = %q, want %q", c.prefix, got, c.want)
+		}
 	}
 }
 

@@ -163,6 +163,7 @@ type Documents interface {
 	Upserter
 	DocumentHash(ctx context.Context, workspace, key string) (string, bool, error)
 	DeleteDocument(ctx context.Context, workspace, key string) error
+	DocumentsByPrefix(ctx context.Context, workspace, prefix string) ([]kb.Document, error)
 	CountDocuments(ctx context.Context) (int, error)
 	CountChunks(ctx context.Context) (int, error)
 	Empty(ctx context.Context) (bool, error)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -195,6 +196,17 @@ func (s *Server) AttachFile(channel, ts, name, mimetype string, data []byte) str
 	s.hist.files[id] = &histFile{id: id, name: name, mimetype: mimetype, data: append([]byte(nil), data...), created: timeOf(ts)}
 	m.files = append(m.files, id)
 	return id
+}
+
+// DetachFile removes a file from a message, as a person editing the
+// message to drop the attachment does.
+func (s *Server) DetachFile(channel, ts, file string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m := s.channel(channel).msgs[ts]; m != nil {
+		m.files = slices.DeleteFunc(m.files, func(id string) bool { return id == file })
+		m.edited = s.nextTS()
+	}
 }
 
 // HistoryLen returns the number of messages in a channel, replies
