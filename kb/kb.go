@@ -6,6 +6,9 @@ package kb
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
 )
 
 // Document is one ingested unit: a file, or a chat thread. Key is stable
@@ -62,4 +65,36 @@ type Edge struct {
 func Hash(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
+}
+
+// EmbeddingDim returns the length shared by the chunks' vectors, 0 when
+// none has one, and an error when they differ: a store cannot index
+// vectors of two sizes.
+func (d Document) EmbeddingDim() (int, error) {
+	dim := 0
+	for _, c := range d.Chunks {
+		switch n := len(c.Embedding); {
+		case n == 0:
+		case dim == 0:
+			dim = n
+		case n != dim:
+			return 0, fmt.Errorf("chunk %d has a %d-dimensional vector, earlier chunks %d", c.Index, n, dim)
+		}
+	}
+	return dim, nil
+}
+
+// ContentHash stands in for a missing Hash: whatever would change what a
+// search finds changes it.
+func (d Document) ContentHash() string {
+	var b strings.Builder
+	b.WriteString(d.Title)
+	for _, c := range d.Chunks {
+		fmt.Fprintf(&b, "\x00%d\x00%s\x00%s", c.Index, c.Heading, c.Content)
+		if c.Location != "" || len(c.Metadata) > 0 { // so that older hashes stay valid
+			md, _ := json.Marshal(c.Metadata) // map keys are sorted
+			fmt.Fprintf(&b, "\x00%s\x00%s", c.Location, md)
+		}
+	}
+	return Hash(b.String())
 }

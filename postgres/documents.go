@@ -3,7 +3,6 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -189,7 +188,7 @@ func (s *DocumentStore) prepare(in []kb.Document) (docs []kb.Document, vectors b
 		if doc.Private && doc.Channel == "" {
 			return nil, false, fmt.Errorf("postgres: upsert document %q: private document without a channel", doc.Key)
 		}
-		dim, err := chunkDim(doc.Chunks)
+		dim, err := doc.EmbeddingDim()
 		if err != nil {
 			return nil, false, fmt.Errorf("postgres: upsert document %q: %w", doc.Key, err)
 		}
@@ -199,7 +198,7 @@ func (s *DocumentStore) prepare(in []kb.Document) (docs []kb.Document, vectors b
 		}
 		vectors = vectors || dim > 0
 		if doc.Hash == "" {
-			doc.Hash = contentHash(doc)
+			doc.Hash = doc.ContentHash()
 		}
 		docs[i] = sanitize(doc)
 	}
@@ -212,37 +211,6 @@ func (s *DocumentStore) prepare(in []kb.Document) (docs []kb.Document, vectors b
 		}
 	}
 	return docs, vectors, nil
-}
-
-// chunkDim returns the length shared by the chunks' vectors, 0 when none
-// has one, and an error when they differ.
-func chunkDim(chunks []kb.Chunk) (int, error) {
-	dim := 0
-	for _, c := range chunks {
-		switch n := len(c.Embedding); {
-		case n == 0:
-		case dim == 0:
-			dim = n
-		case n != dim:
-			return 0, fmt.Errorf("chunk %d has a %d-dimensional vector, earlier chunks %d", c.Index, n, dim)
-		}
-	}
-	return dim, nil
-}
-
-// contentHash stands in for a missing kb.Document.Hash: whatever would
-// change what a search finds changes the hash.
-func contentHash(doc kb.Document) string {
-	var b strings.Builder
-	b.WriteString(doc.Title)
-	for _, c := range doc.Chunks {
-		fmt.Fprintf(&b, "\x00%d\x00%s\x00%s", c.Index, c.Heading, c.Content)
-		if c.Location != "" || len(c.Metadata) > 0 { // so that older hashes stay valid
-			md, _ := json.Marshal(c.Metadata) // map keys are sorted
-			fmt.Fprintf(&b, "\x00%s\x00%s", c.Location, md)
-		}
-	}
-	return kb.Hash(b.String())
 }
 
 // sanitize returns doc with the text PostgreSQL refuses made storable:

@@ -47,12 +47,12 @@ func (s *DocumentStore) UpsertDocument(ctx context.Context, doc kb.Document) (ch
 	if doc.Private && doc.Channel == "" {
 		return false, fmt.Errorf("sqlite: upsert document %q: private document without a channel", doc.Key)
 	}
-	dim, err := chunkDim(doc.Chunks)
+	dim, err := doc.EmbeddingDim()
 	if err != nil {
 		return false, fmt.Errorf("sqlite: upsert document %q: %w", doc.Key, err)
 	}
 	if doc.Hash == "" {
-		doc.Hash = contentHash(doc)
+		doc.Hash = doc.ContentHash()
 	}
 	meta, err := json.Marshal(doc.Metadata)
 	if err != nil {
@@ -162,37 +162,6 @@ func (s *DocumentStore) recordEmbedding(ctx context.Context, tx *sql.Tx, dim int
 		return &EmbeddingMismatchError{StoredName: name, StoredDim: storedDim, Name: s.embedder, Dim: dim}
 	}
 	return nil
-}
-
-// chunkDim returns the length shared by the chunks' vectors, 0 when none
-// has one, and an error when they differ.
-func chunkDim(chunks []kb.Chunk) (int, error) {
-	dim := 0
-	for _, c := range chunks {
-		switch n := len(c.Embedding); {
-		case n == 0:
-		case dim == 0:
-			dim = n
-		case n != dim:
-			return 0, fmt.Errorf("chunk %d has a %d-dimensional vector, earlier chunks %d", c.Index, n, dim)
-		}
-	}
-	return dim, nil
-}
-
-// contentHash stands in for a missing kb.Document.Hash: whatever would
-// change what a search finds changes the hash.
-func contentHash(doc kb.Document) string {
-	var b strings.Builder
-	b.WriteString(doc.Title)
-	for _, c := range doc.Chunks {
-		fmt.Fprintf(&b, "\x00%d\x00%s\x00%s", c.Index, c.Heading, c.Content)
-		if c.Location != "" || len(c.Metadata) > 0 { // so that older hashes stay valid
-			md, _ := json.Marshal(c.Metadata) // map keys are sorted
-			fmt.Fprintf(&b, "\x00%s\x00%s", c.Location, md)
-		}
-	}
-	return kb.Hash(b.String())
 }
 
 // encodeVector stores v as little-endian float32s, the layout the
