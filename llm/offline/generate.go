@@ -108,13 +108,31 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, quantity bool, exc
 	var out []candidate
 	headingSet := stemSet(clip(d.Title, 500))
 	pos := 0
-	for i, line := range unwrap(clip(d.Content, maxDocText)) {
+	lines := unwrap(clip(d.Content, maxDocText))
+	var header []string // column names of the table being read
+	for i, line := range lines {
 		if pos >= maxSentences {
 			break
 		}
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "#") || looksLikeHeading(t) {
-			headingSet = stemSet(strings.TrimLeft(t, "#"))
-			continue
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "|") {
+			cells := tableCells(t)
+			switch {
+			case isTableSeparator(cells):
+				continue
+			case i+1 < len(lines) && isTableSeparator(tableCells(strings.TrimSpace(lines[i+1]))):
+				header = cells // the row above |---| names the columns
+				continue
+			}
+			line = tableRow(header, cells)
+			if line == "" {
+				continue
+			}
+		} else {
+			header = nil
+			if strings.HasPrefix(t, "#") || looksLikeHeading(t) {
+				headingSet = stemSet(strings.TrimLeft(t, "#"))
+				continue
+			}
 		}
 		for j, s := range splitSentences(stripBullet(line), maxSentences-pos) {
 			pos++
@@ -147,7 +165,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, quantity bool, exc
 			if quantity && len(numbers(s)) > 0 {
 				score += 0.1
 			}
-			out = append(out, candidate{doc: doc, pos: pos, text: clipWords(s, maxQuoteLen), score: score})
+			out = append(out, candidate{doc: doc, pos: pos, text: clipWords(balanceBold(s), maxQuoteLen), score: score})
 		}
 	}
 	return out
@@ -281,7 +299,71 @@ func clipWords(s string, n int) string {
 	if k := strings.LastIndexByte(c, ' '); k > n/2 {
 		c = c[:k]
 	}
-	return strings.TrimRight(c, " ,;:") + "…"
+	return balanceBold(strings.TrimRight(c, " ,;:")) + "…"
+}
+
+// balanceBold removes the ** markers of a text that has an odd number of
+// them: a quote cut inside bold text must not turn the rest of the message
+// bold (or show a stray "**").
+func balanceBold(s string) string {
+	if strings.Count(s, "**")%2 == 0 {
+		return s
+	}
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "**", "")), " ")
+}
+
+// tableCells splits a Markdown table row "| a | b |" into its trimmed cells.
+func tableCells(row string) []string {
+	row = strings.TrimSpace(row)
+	row = strings.TrimPrefix(row, "|")
+	row = strings.TrimSuffix(row, "|")
+	cells := strings.Split(row, "|")
+	for i, c := range cells {
+		cells[i] = strings.TrimSpace(c)
+	}
+	return cells
+}
+
+// isTableSeparator reports whether cells are a header separator: |---|:--:|.
+func isTableSeparator(cells []string) bool {
+	if len(cells) == 0 {
+		return false
+	}
+	for _, c := range cells {
+		if strings.Trim(c, "-: ") != "" || !strings.Contains(c, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// tableRow writes a table row as a sentence that can be quoted alone:
+// "Col: value, Col: value" (columns apart by "; " when a cell holds a
+// comma). The first cell names the row, so it stands
+// alone when its column has no name; empty cells are left out. Without a
+// header (a chunk that starts mid-table) the cells are joined by commas.
+func tableRow(header, cells []string) string {
+	var parts []string
+	for j, c := range cells {
+		if c == "" {
+			continue
+		}
+		if j < len(header) && header[j] != "" && len(header) == len(cells) {
+			parts = append(parts, header[j]+": "+c)
+		} else {
+			parts = append(parts, c)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	sep := ", "
+	for _, c := range cells {
+		if strings.Contains(c, ",") {
+			sep = "; " // "City: London, Paris; Limit: 220 EUR" stays readable
+		}
+	}
+	return strings.Join(parts, sep) + "."
 }
 
 // normaliseClaim reduces a sentence to lowercase words so that claims can
@@ -362,9 +444,15 @@ func unwrap(text string) []string {
 		switch {
 		case t == "":
 			flush()
-		case strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|") || stripBullet(t) != t:
+		case strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|"):
 			flush()
 			out = append(out, t)
+		case stripBullet(t) != t:
+			// A list item starts a paragraph of its own; its indented
+			// continuation lines join it, so that a sentence wrapped
+			// inside an item (even inside **bold**) is quoted whole.
+			flush()
+			para.WriteString(t)
 		default:
 			if para.Len() > 0 {
 				para.WriteByte(' ')

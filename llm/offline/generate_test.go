@@ -149,3 +149,65 @@ func TestCite(t *testing.T) {
 		}
 	}
 }
+
+func TestGenerateJoinsWrappedListItems(t *testing.T) {
+	doc := agent.Document{
+		Title: "Data retention",
+		Content: "## Deletion\n" +
+			"- **Right to erasure:** a verified erasure request is completed **within\n" +
+			"  30 days** of receipt. Erased data leaves backups later.\n" +
+			"- Backups are kept for 35 days.",
+		Route: agent.RouteVector,
+	}
+	ans, err := testBrain().Generate(context.Background(), agent.GenerateRequest{
+		Question: "How long do we have to complete an erasure request?", Docs: []agent.Document{doc},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ans, "completed **within 30 days** of receipt [1].") {
+		t.Errorf("answer does not quote the wrapped sentence whole:\n%s", ans)
+	}
+}
+
+func TestGenerateQuotesTableRows(t *testing.T) {
+	doc := agent.Document{
+		Title: "Travel",
+		Content: "## Hotels\n" +
+			"| City | Limit per night |\n" +
+			"|---|---|\n" +
+			"| Amsterdam, Rotterdam | 180 EUR |\n" +
+			"| London, Paris | 220 EUR |\n",
+		Route: agent.RouteVector,
+	}
+	docs := []agent.Document{doc}
+	q := "What is the hotel limit per night in London?"
+	ans, err := testBrain().Generate(context.Background(), agent.GenerateRequest{Question: q, Docs: docs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ans, "City: London, Paris; Limit per night: 220 EUR [1].") {
+		t.Errorf("answer does not quote the table row:\n%s", ans)
+	}
+	if strings.Contains(ans, "|") {
+		t.Errorf("answer quotes raw table markup:\n%s", ans)
+	}
+	if v, err := testBrain().Check(context.Background(), q, ans, docs); err != nil || !v.Grounded {
+		t.Errorf("Check(own answer) = %+v, %v; want grounded", v, err)
+	}
+}
+
+func TestBalanceBold(t *testing.T) {
+	for in, want := range map[string]string{
+		"kept **30 days** here":  "kept **30 days** here",
+		"is completed **within":  "is completed within",
+		"**a** and **b** and **": "a and b and",
+	} {
+		if got := balanceBold(in); got != want {
+			t.Errorf("balanceBold(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := clipWords("a **bold phrase that goes on and on", 12); strings.Contains(got, "**") {
+		t.Errorf("clipWords left an unbalanced **: %q", got)
+	}
+}

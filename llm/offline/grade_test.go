@@ -44,6 +44,12 @@ func TestGrade(t *testing.T) {
 		{"most keywords", "What is our data retention policy for EU customers?", retention, true, "retention"},
 		{"below share", "What is the travel expense approval limit for contractors in Asia?", expenses, false, "only"},
 		{"no keywords", "what is it?", refund, false, "no keywords"},
+		{"one of two topics", "What is our parental leave policy?", agent.Document{
+			Title: "Offboarding", Content: "When someone leaves, all access is removed on their last working day.", Route: agent.RouteVector,
+		}, false, "too few"},
+		{"how word is no topic", "How long is a work cycle?", agent.Document{
+			Title: "How we work", Content: "We work in 6-week cycles.", Route: agent.RouteVector,
+		}, true, "cycle"},
 		{"graph keyword", "Who are our suppliers?", graph, true, "suppliers"},
 		{"graph entity", "Tell me about Globex", graph, true, "globex"},
 		{"graph unrelated", "What is the weather?", graph, false, "none"},
