@@ -98,7 +98,7 @@ func (w Walker) Retrieve(ctx context.Context, query string, limit int) ([]agent.
 		if len(docs) == limit {
 			return docs, nil
 		}
-		doc, ok, err := w.labelList(ctx, l)
+		doc, ok, err := w.labelList(ctx, l, qtoks)
 		if err != nil {
 			return nil, err
 		}
@@ -150,9 +150,11 @@ func (w Walker) nodesOf(ctx context.Context, es []*Entity, limit int) ([]Node, e
 
 // walk reads the edges around starts breadth first, up to hops hops and
 // limit edges, and returns them nearest first with the number of hops that
-// found anything. Each node of a hop gets an equal share of the edges
-// left, at least two, so that one hub cannot crowd out its siblings.
-func (w Walker) walk(ctx context.Context, starts []Node, hops, limit int) ([]Fact, int, error) {
+// found anything. Edges of the types the question names (rel) are taken
+// first, from every node of a hop, and listed first; then each node of the
+// hop gets an equal share of the edges left, at least two, so that one hub
+// cannot crowd out its siblings.
+func (w Walker) walk(ctx context.Context, starts []Node, hops, limit int, rel relMatcher) ([]Fact, int, error) {
 	var facts []Fact
 	reached := 0
 	seenEdge := map[string]bool{}
@@ -162,18 +164,48 @@ func (w Walker) walk(ctx context.Context, starts []Node, hops, limit int) ([]Fac
 		seenNode[n.ID] = true
 		frontier = append(frontier, n.ID)
 	}
+	var next []string
+	take := func(f Fact, hop int) {
+		seenEdge[f.ID] = true
+		facts = append(facts, f)
+		reached = hop
+		for _, other := range []string{f.Src.ID, f.Dst.ID} {
+			if !seenNode[other] {
+				seenNode[other] = true
+				next = append(next, other)
+			}
+		}
+	}
 	for hop := 1; hop <= hops && len(frontier) > 0 && len(facts) < limit; hop++ {
-		share := max(2, (limit-len(facts))/len(frontier))
 		// Reading more than the share leaves room for the edges already
 		// listed, which come back from their other end.
-		all, err := w.Store.EdgesOf(ctx, frontier, nodeFanout)
+		all, err := w.edgesOf(ctx, frontier, rel)
 		if err != nil {
 			return nil, 0, fmt.Errorf("walk hop %d from %d nodes: %w", hop, len(frontier), err)
 		}
-		var next []string
+		next = nil
+		// The relations the question names come first, before the share.
+		for i, fs := range all {
+			var rest []Fact
+			for _, f := range fs {
+				if !rel.matches(f.Type) {
+					if len(rest) < nodeFanout {
+						rest = append(rest, f)
+					}
+					continue
+				}
+				if len(facts) < limit && !seenEdge[f.ID] {
+					take(f, hop)
+				}
+			}
+			if len(fs) > nodeFanout {
+				all[i] = rest
+			}
+		}
+		share := max(2, (limit-len(facts))/len(frontier))
 		for _, fs := range all {
 			if len(facts) >= limit {
-				return facts, reached, nil
+				return relationsFirst(facts, rel), reached, nil
 			}
 			added := 0
 			for _, f := range fs {
@@ -183,28 +215,64 @@ func (w Walker) walk(ctx context.Context, starts []Node, hops, limit int) ([]Fac
 				if seenEdge[f.ID] {
 					continue
 				}
-				seenEdge[f.ID] = true
-				facts = append(facts, f)
+				take(f, hop)
 				added++
-				reached = hop
-				for _, other := range []string{f.Src.ID, f.Dst.ID} {
-					if !seenNode[other] {
-						seenNode[other] = true
-						next = append(next, other)
-					}
-				}
 			}
 		}
 		frontier = next
 	}
-	return facts, reached, nil
+	return relationsFirst(facts, rel), reached, nil
+}
+
+// edgesOf reads the edges of ids as walk takes them: nodeFanout per node,
+// and when the question may name a relation, more of the nodes whose
+// edges that bound cut, so that the edge asked about is not among those
+// cut. A node's list is longer than nodeFanout only when it was read again.
+func (w Walker) edgesOf(ctx context.Context, ids []string, rel relMatcher) ([][]Fact, error) {
+	all, err := w.Store.EdgesOf(ctx, ids, nodeFanout)
+	if err != nil || !rel.active() {
+		return all, err
+	}
+	var cut []string
+	var at []int
+	for i, fs := range all {
+		if len(fs) >= nodeFanout {
+			cut = append(cut, ids[i])
+			at = append(at, i)
+		}
+	}
+	if len(cut) == 0 {
+		return all, nil
+	}
+	more, err := w.Store.EdgesOf(ctx, cut, maxTypedFanout)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range at {
+		if j < len(more) && len(more[j]) > nodeFanout {
+			// Keep the first read's edges first, so that the share taken
+			// from them is the same as without the question's relations.
+			fs := append([]Fact(nil), all[i]...)
+			seen := map[string]bool{}
+			for _, f := range fs {
+				seen[f.ID] = true
+			}
+			for _, f := range more[j] {
+				if !seen[f.ID] {
+					fs = append(fs, f)
+				}
+			}
+			all[i] = fs
+		}
+	}
+	return all, nil
 }
 
 // neighbourhoods returns one document per start node.
 func (w Walker) neighbourhoods(ctx context.Context, idx *Index, starts []Node, qtoks []string) ([]agent.Document, error) {
 	var docs []agent.Document
 	for _, n := range starts {
-		facts, reached, err := w.walk(ctx, []Node{n}, w.hops(), w.maxEdges())
+		facts, reached, err := w.walk(ctx, []Node{n}, w.hops(), w.maxEdges(), newRelMatcher(qtoks))
 		if err != nil {
 			return nil, err
 		}
@@ -239,7 +307,7 @@ func (w Walker) neighbourhoods(ctx context.Context, idx *Index, starts []Node, q
 
 // labelList returns one document listing the entities of a label and
 // their direct relations; ok is false when the label has no nodes.
-func (w Walker) labelList(ctx context.Context, label string) (agent.Document, bool, error) {
+func (w Walker) labelList(ctx context.Context, label string, qtoks []string) (agent.Document, bool, error) {
 	total, err := w.Store.CountLabel(ctx, label)
 	if err != nil {
 		return agent.Document{}, false, err
@@ -248,7 +316,7 @@ func (w Walker) labelList(ctx context.Context, label string) (agent.Document, bo
 	if err != nil || len(nodes) == 0 {
 		return agent.Document{}, false, err
 	}
-	facts, _, err := w.walk(ctx, nodes, 1, w.maxEdges())
+	facts, _, err := w.walk(ctx, nodes, 1, w.maxEdges(), newRelMatcher(qtoks))
 	if err != nil {
 		return agent.Document{}, false, err
 	}
@@ -385,7 +453,7 @@ func (w Walker) ranking(ctx context.Context, idx *Index, t topQuery, qtoks []str
 		top[i] = x.n
 		fmt.Fprintf(&b, "%d. %s\n", i+1, nodeLine(x.n))
 	}
-	facts, _, err := w.walk(ctx, top, 1, w.maxEdges())
+	facts, _, err := w.walk(ctx, top, 1, w.maxEdges(), newRelMatcher(qtoks))
 	if err != nil {
 		return agent.Document{}, false, err
 	}

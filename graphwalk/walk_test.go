@@ -134,6 +134,12 @@ func TestWalker(t *testing.T) {
 	})
 }
 
+// The relation a question names is taken first from a hub.
+func TestWalkRelationFirst(t *testing.T) {
+	s := newMemStore(graphwalktest.HubNodes, graphwalktest.HubEdges)
+	graphwalktest.TestHubRetriever(t, retriever{graphwalk.Walker{Store: s}})
+}
+
 // A hub with many edges must not crowd its siblings out of a bounded walk.
 func TestWalkSharesBudget(t *testing.T) {
 	nodes := []kb.Node{{ID: "hub", Label: "Vendor", Name: "Alpha Hub"}, {ID: "zeta", Label: "Vendor", Name: "Zeta"},

@@ -1,6 +1,7 @@
 package neo4j
 
 import (
+	"context"
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
@@ -21,5 +22,16 @@ func TestWalk(t *testing.T) {
 			r.Hops, r.MaxEdges = hops, maxEdges
 			return r
 		})
+	})
+	// Last, since it adds a hub to the graph the cases above describe.
+	t.Run("relation words first", func(t *testing.T) {
+		ctx := context.Background()
+		if err := g.UpsertNodes(ctx, graphwalktest.HubNodes); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.UpsertEdges(ctx, graphwalktest.HubEdges); err != nil {
+			t.Fatal(err)
+		}
+		graphwalktest.TestHubRetriever(t, NewGraphRetriever(g))
 	})
 }

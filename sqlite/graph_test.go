@@ -31,6 +31,17 @@ func TestGraphWalk(t *testing.T) {
 			return r
 		})
 	})
+	// Last, since it adds a hub to the graph the cases above describe.
+	t.Run("relation words first", func(t *testing.T) {
+		ctx := context.Background()
+		if err := g.UpsertNodes(ctx, graphwalktest.HubNodes); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.UpsertEdges(ctx, graphwalktest.HubEdges); err != nil {
+			t.Fatal(err)
+		}
+		graphwalktest.TestHubRetriever(t, NewGraphRetriever(g))
+	})
 }
 
 func TestGraphUpsertIsIdempotent(t *testing.T) {

@@ -302,3 +302,59 @@ func TestRetriever(t *testing.T, newRetriever func(hops, maxEdges int) agent.Ret
 		})
 	}
 }
+
+// HubNodes and HubEdges are a graph with a hub: the product Chai is bought
+// by 30 buyers and supplied by one supplier, whose edge sorts after the
+// buyers' and so is cut from a walk that shares its budget evenly. They
+// are kept apart from Nodes and Edges, which the stores' tests count.
+var HubNodes, HubEdges = func() ([]kb.Node, []kb.Edge) {
+	nodes := []kb.Node{{ID: "chai", Label: "Product", Name: "Chai"},
+		{ID: "exotic", Label: "Supplier", Name: "Exotic Liquids"}}
+	edges := []kb.Edge{{Source: "exotic", Type: "SUPPLIES", Target: "chai"}}
+	for i := range 30 {
+		id := fmt.Sprintf("buyer-%02d", i)
+		nodes = append(nodes, kb.Node{ID: id, Label: "Customer", Name: fmt.Sprintf("Buyer %02d", i)})
+		edges = append(edges, kb.Edge{Source: id, Type: "BUYS", Target: "chai"})
+	}
+	return nodes, edges
+}()
+
+// TestHubRetriever checks that the relation a question names is taken
+// first from a hub. newRetriever returns one over a store holding exactly
+// HubNodes and HubEdges, with the default Hops and MaxEdges.
+func TestHubRetriever(t *testing.T, r agent.Retriever) {
+	for _, tc := range []struct {
+		query string
+		want  []string // substrings of the only document, in order
+		not   string   // absent from it
+	}{
+		// Which buyer comes first is the store's order of edges of one
+		// type (Neo4j's internal ids need not follow insertion), so the
+		// buyers are matched without their names.
+		{"Who supplies Chai?", []string{"Relations:\nExotic Liquids (Supplier) -[SUPPLIES]-> Chai (Product)",
+			" (Customer) -[BUYS]-> Chai (Product)"}, ""},
+		{"Which supplier supplied Chai?", []string{"Relations:\nExotic Liquids (Supplier) -[SUPPLIES]-> Chai (Product)"}, ""},
+		{"Who bought Chai?", []string{"Relations:\nBuyer ", " (Customer) -[BUYS]-> Chai (Product)"}, ""},
+		// Without a relation word the even share reads the first edges
+		// by type, as before.
+		{"Tell me about Chai", []string{"Relations:\nBuyer ", " (Customer) -[BUYS]-> Chai (Product)"}, "SUPPLIES"},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			got := Retrieve(t, r, tc.query)
+			if len(got) != 1 || got[0].Title != "Knowledge graph: neighbourhood of Chai" {
+				t.Fatalf("got %d documents: %+v", len(got), got)
+			}
+			rest := got[0].Content
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("content lacks %q (in order):\n%s", w, got[0].Content)
+				}
+				rest = rest[i+len(w):]
+			}
+			if tc.not != "" && strings.Contains(got[0].Content, tc.not) {
+				t.Errorf("content has %q:\n%s", tc.not, got[0].Content)
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ const (
 	reasonIdentity   = "asks about Switchboard itself"
 	reasonWeb        = "asks about current events"
 	reasonVector     = "asks about internal documents"
+	reasonGeneral    = "a general-knowledge question, not about internal documents"
 )
 
 // Route decides where the answer lives, in this order:
@@ -28,7 +29,10 @@ const (
 //  5. a weaker sign of time ("today", "latest", "announced") → web, unless
 //     the question is about "our" things, where "our latest policy" is an
 //     internal document;
-//  6. anything else → vector.
+//  6. a general-knowledge question ("Who wrote Hamlet?", "What is the
+//     capital of France?") with no sign of the company, of a known entity
+//     or of current events → direct;
+//  7. anything else → vector.
 //
 // Graph comes before the weak time words so that "Who supplies Acme now?"
 // asks the graph.
@@ -57,6 +61,9 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 	}
 	if hasAny(lower, weakWeb) && !hasAny(lower, internalWords) {
 		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
+	}
+	if len(ents) == 0 && generalKnowledge(toks, lower) {
+		return agent.RouteDecision{Route: agent.RouteDirect, Reason: reasonGeneral}, nil
 	}
 	return agent.RouteDecision{Route: agent.RouteVector, Reason: reasonVector}, nil
 }
@@ -256,4 +263,73 @@ func graphReason(entities, nouns []string) string {
 		return "asks about " + nouns[0] + " and their connections"
 	}
 	return "asks how " + nouns[0] + " relate to " + joinList(nouns[1:min(len(nouns), 3)])
+}
+
+// General-knowledge vocabulary. The router cannot see the knowledge base,
+// so the rule is conservative: a question goes direct only when it matches
+// one of these patterns and has no company cue, no current-events cue and
+// no known entity. Anything doubtful stays with the documents.
+var (
+	generalPhrases = []string{
+		"who wrote", "who invented", "who discovered", "who painted", "who composed",
+		"capital of", "what year did", "what year was", "in what year did", "in what year was",
+		"how far is the", "how far away is", "how tall is the", "how tall was the",
+		"how big is the", "how high is the", "how deep is the",
+		"what is the meaning of the word", "how do you say",
+	}
+	// companyWords mark a question about the company's own things, however
+	// general its form: "Who wrote our security policy?", "How big is the
+	// team?".
+	companyWords = setOf(`our ours we us my me i internal company companys policy policies team teams
+customer customers client clients employee employees staff colleague colleagues coworker coworkers
+manager managers process processes procedure procedures handbook wiki doc docs document documents
+channel slack discord office offices headquarters hq department departments contract contracts
+supplier suppliers vendor vendors product products account accounts project projects service
+services system systems onboarding payroll salary benefits expense expenses refund refunds invoice
+invoices sla support switchboard`)
+)
+
+// generalKnowledge reports whether a question asks for general knowledge
+// outside the company: who wrote/invented/discovered/painted, the capital
+// of, what year did, how far/tall/big is the, define X, what does X mean,
+// translate. It never holds for a question with a company cue or a
+// current-events cue.
+func generalKnowledge(toks []token, padded string) bool {
+	if len(toks) < 2 || hasAny(padded, strongWeb) || hasAny(padded, weakWeb) || hasAny(padded, internalWords) {
+		return false
+	}
+	for _, t := range toks {
+		if companyWords[t.lower] {
+			return false
+		}
+	}
+	if hasAny(padded, generalPhrases) {
+		return true
+	}
+	first, last := toks[0].lower, toks[len(toks)-1].lower
+	switch {
+	case first == "define" || first == "translate":
+		return plainTerm(toks[1:])
+	case len(toks) >= 4 && first == "what" && toks[1].lower == "does" && last == "mean":
+		return plainTerm(toks[2 : len(toks)-1])
+	}
+	return false
+}
+
+// plainTerm reports whether the words to define or translate look like
+// ordinary language rather than jargon: no acronyms ("SLA", "RTO") and no
+// codes with digits ("P1"), which are more likely defined in our documents.
+func plainTerm(toks []token) bool {
+	if len(toks) == 0 {
+		return false
+	}
+	for _, t := range toks {
+		if strings.ContainsAny(t.text, "0123456789") {
+			return false
+		}
+		if n := len([]rune(t.text)); n >= 2 && t.text == strings.ToUpper(t.text) {
+			return false
+		}
+	}
+	return true
 }

@@ -72,6 +72,28 @@ func TestRoute(t *testing.T) {
 		{"Who does Maria report to?", agent.RouteGraph, ""},
 		{"Which vendors does Initech buy from?", agent.RouteGraph, "Initech"},
 		{"Who supplies Acme Corp now?", agent.RouteGraph, "Acme Corp"}, // graph before weak time words
+		// General knowledge with no sign of the company goes direct.
+		{"Who wrote Pride and Prejudice?", agent.RouteDirect, "general-knowledge"},
+		{"What is the capital of France?", agent.RouteDirect, "general-knowledge"},
+		{"How far is the moon?", agent.RouteDirect, "general-knowledge"},
+		{"Who invented the telephone?", agent.RouteDirect, "general-knowledge"},
+		{"What year did the Berlin Wall fall?", agent.RouteDirect, "general-knowledge"},
+		{"How tall is the Eiffel Tower?", agent.RouteDirect, "general-knowledge"},
+		{"Define serendipity", agent.RouteDirect, "general-knowledge"},
+		{"What does ephemeral mean?", agent.RouteDirect, "general-knowledge"},
+		{"Translate good night into French", agent.RouteDirect, "general-knowledge"},
+		// …but any company, entity or current-events cue keeps it out.
+		{"Who wrote our refund policy?", agent.RouteVector, ""},
+		{"Who wrote the employee handbook?", agent.RouteVector, ""},
+		{"How big is the team?", agent.RouteVector, ""},
+		{"How far is the office from the station?", agent.RouteVector, ""},
+		{"What year did we move to the new process?", agent.RouteVector, ""},
+		{"Who invented the billing service?", agent.RouteVector, ""},
+		{"Who wrote the latest article on inflation?", agent.RouteWeb, ""},
+		{"What does SLA mean?", agent.RouteVector, ""},
+		{"What does P1 mean?", agent.RouteVector, ""},
+		{"Define RTO", agent.RouteVector, ""},
+		{"What is the name of Brightline's CEO?", agent.RouteVector, ""},
 		// Everything else is in the documents.
 		{"What is our refund policy?", agent.RouteVector, "internal documents"},
 		{"How many vacation days do employees get?", agent.RouteVector, "internal documents"},
