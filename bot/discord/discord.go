@@ -32,6 +32,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/internal/discordapi"
 )
 
 // Delivery modes of Config.Mode.
@@ -149,7 +150,7 @@ func New(cfg Config, d Dispatcher) (*Adapter, error) {
 		c := *cfg.HTTPClient
 		client = &c
 	}
-	client.Transport = rewrite{base: client.Transport, to: to}
+	client.Transport = discordapi.Rewrite{Base: client.Transport, To: to}
 	s.Client = client
 	// discordgo's own 429 handling sleeps without a context and retries
 	// without bound; retry.go retries a few times, ctx-aware, instead.

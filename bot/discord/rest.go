@@ -5,51 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"regexp"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
-
-// rewrite sends requests for Discord's REST API to another base URL.
-// discordgo builds its URLs from package variables; changing those would
-// redirect every session in the process (and race in parallel tests), so
-// each adapter rewrites its own requests instead.
-type rewrite struct {
-	base http.RoundTripper // nil: http.DefaultTransport
-	to   *url.URL          // ends in "/"
-}
-
-// apiPath matches discordgo's API prefix, whatever version it speaks.
-var apiPath = regexp.MustCompile(`^/api/v[0-9]+/`)
-
-// RoundTrip implements http.RoundTripper.
-func (rt rewrite) RoundTrip(req *http.Request) (*http.Response, error) {
-	base := rt.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	if req.URL.Host != "discord.com" {
-		return base.RoundTrip(req)
-	}
-	esc := req.URL.EscapedPath()
-	prefix := apiPath.FindString(esc)
-	if prefix == "" {
-		return base.RoundTrip(req)
-	}
-	u := *req.URL
-	u.Scheme, u.Host = rt.to.Scheme, rt.to.Host
-	u.RawPath = rt.to.EscapedPath() + esc[len(prefix):]
-	p, err := url.PathUnescape(u.RawPath)
-	if err != nil {
-		return nil, fmt.Errorf("discord: rewrite %s: %w", esc, err)
-	}
-	u.Path = p
-	r2 := req.Clone(req.Context()) // a RoundTripper must not change the request
-	r2.URL, r2.Host = &u, ""
-	return base.RoundTrip(r2)
-}
 
 // Retry limits for rate-limited requests. Discord asks for waits of
 // milliseconds to a few seconds; a longer wait means a deeper problem, and

@@ -12,7 +12,6 @@ package slack
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/internal/slackapi"
 )
 
 // Config configures an Adapter.
@@ -75,7 +75,6 @@ type identity struct {
 const (
 	maxRateLimitRetries = 5
 	maxRetryAfter       = time.Minute
-	defaultRetryAfter   = time.Second // when Slack names no delay
 )
 
 // New returns an Adapter for cfg that hands questions to d.
@@ -137,37 +136,7 @@ func (a *Adapter) self() identity {
 // retry runs one Web API call, waiting and trying again while Slack
 // answers 429. Only this call waits: answers in other threads go on.
 func (a *Adapter) retry(ctx context.Context, method string, call func() error) error {
-	for attempt := 1; ; attempt++ {
-		err := call()
-		if err == nil {
-			return nil
-		}
-		wait, limited := retryAfter(err)
-		if !limited || attempt > maxRateLimitRetries {
-			return fmt.Errorf("slack: %s: %w", method, err)
-		}
-		a.log.Warn("rate limited by Slack; retrying", "method", method, "after", wait, "attempt", attempt)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("slack: %s: rate limited, then %w", method, ctx.Err())
-		case <-t.C:
-		}
-	}
-}
-
-// retryAfter reports whether err is Slack's 429, and how long it asks to wait.
-func retryAfter(err error) (time.Duration, bool) {
-	var rl *slack.RateLimitedError
-	if errors.As(err, &rl) {
-		return min(max(rl.RetryAfter, 0), maxRetryAfter), true
-	}
-	var sc slack.StatusCodeError
-	if errors.As(err, &sc) && sc.Code == http.StatusTooManyRequests {
-		return defaultRetryAfter, true // a 429 without Retry-After
-	}
-	return 0, false
+	return slackapi.Retry(ctx, a.log, method, maxRateLimitRetries, maxRetryAfter, call)
 }
 
 // background runs f after a delivery was acknowledged. Its context is not

@@ -25,6 +25,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/switchboard/switchboard/ingest/chat"
+	"github.com/switchboard/switchboard/internal/discordapi"
 )
 
 // DefaultAPIURL is Discord's REST API, version 10.
@@ -102,7 +103,7 @@ func New(cfg Config) (*Source, error) {
 		client = &c
 	}
 	plain := *client
-	client.Transport = rewrite{base: client.Transport, to: to}
+	client.Transport = discordapi.Rewrite{Base: client.Transport, To: to}
 	s.Client = client
 	// discordgo's own retry sleeps without a context and without bound;
 	// retry below waits within ctx instead.
@@ -507,41 +508,6 @@ func snowflake(t time.Time) string {
 		ms = 0
 	}
 	return strconv.FormatInt(ms<<22, 10)
-}
-
-// rewrite sends requests for Discord's REST API to another base URL, so
-// that one Source can talk to a fake or a proxy without changing
-// discordgo's package variables (which every session in the process
-// shares).
-type rewrite struct {
-	base http.RoundTripper // nil: http.DefaultTransport
-	to   *url.URL          // ends in "/"
-}
-
-var apiPath = regexp.MustCompile(`^/api/v[0-9]+/`)
-
-// RoundTrip implements http.RoundTripper.
-func (rt rewrite) RoundTrip(req *http.Request) (*http.Response, error) {
-	base := rt.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	esc := req.URL.EscapedPath()
-	prefix := apiPath.FindString(esc)
-	if req.URL.Host != "discord.com" || prefix == "" {
-		return base.RoundTrip(req)
-	}
-	u := *req.URL
-	u.Scheme, u.Host = rt.to.Scheme, rt.to.Host
-	u.RawPath = rt.to.EscapedPath() + esc[len(prefix):]
-	p, err := url.PathUnescape(u.RawPath)
-	if err != nil {
-		return nil, fmt.Errorf("discordhist: rewrite %s: %w", esc, err)
-	}
-	u.Path = p
-	r2 := req.Clone(req.Context())
-	r2.URL, r2.Host = &u, ""
-	return base.RoundTrip(r2)
 }
 
 // Link implements chat.Source: the link of a message, in its thread when

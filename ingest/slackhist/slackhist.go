@@ -22,6 +22,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/switchboard/switchboard/ingest/chat"
+	"github.com/switchboard/switchboard/internal/slackapi"
 )
 
 // Config configures a Source.
@@ -458,39 +459,7 @@ var _ io.Writer = (*capped)(nil)
 // at most MaxRetries times. The wait is Slack's Retry-After (a second when
 // it names none), capped by MaxRetryAfter.
 func (s *Source) retry(ctx context.Context, method string, call func() error) error {
-	for attempt := 1; ; attempt++ {
-		err := call()
-		if err == nil {
-			return nil
-		}
-		wait, limited := retryAfter(err)
-		if !limited || attempt > s.cfg.MaxRetries {
-			return fmt.Errorf("slack: %s: %w", method, err)
-		}
-		wait = min(wait, s.cfg.MaxRetryAfter)
-		s.log.Info("slack rate limit: waiting", "method", method, "for", wait, "attempt", attempt)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("slack: %s: rate limited, then %w", method, ctx.Err())
-		case <-t.C:
-		}
-	}
-}
-
-// retryAfter reports whether err is Slack's 429, and how long it asks to
-// wait.
-func retryAfter(err error) (time.Duration, bool) {
-	var rl *slack.RateLimitedError
-	if errors.As(err, &rl) {
-		return max(rl.RetryAfter, 0), true
-	}
-	var sc slack.StatusCodeError
-	if errors.As(err, &sc) && sc.Code == http.StatusTooManyRequests {
-		return time.Second, true
-	}
-	return 0, false
+	return slackapi.Retry(ctx, s.log, method, s.cfg.MaxRetries, s.cfg.MaxRetryAfter, call)
 }
 
 // isNotFound reports whether Slack says the thread or message is gone.
