@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"sync"
+
+	"github.com/switchboard/switchboard/internal/panics"
 )
 
 // grade judges every retrieved document on its own, several at a time, and
@@ -73,7 +75,12 @@ func (r *run) gradeAll(ctx context.Context, s *State) error {
 				errs[i] = ctx.Err()
 				return
 			}
-			grades[i], errs[i] = brain.Grade(ctx, s.Standalone, s.Docs[i].Document)
+			// A panic on odd model output costs this grade, not the
+			// process: it is handled as the model's failure below.
+			errs[i] = panics.Catch(nil, "grade", func() (err error) {
+				grades[i], err = brain.Grade(ctx, s.Standalone, s.Docs[i].Document)
+				return err
+			})
 		}()
 	}
 	wg.Wait()

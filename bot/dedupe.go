@@ -35,3 +35,12 @@ func (m *MemoryDeduper) FirstSeen(_ context.Context, key string) (bool, error) {
 	}
 	return true, nil
 }
+
+// forget drops keys, so that their next delivery counts as new.
+func (m *MemoryDeduper) forget(keys ...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, k := range keys {
+		delete(m.seen, k) // order keeps the key until it ages out: harmless
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/panics"
 	"github.com/switchboard/switchboard/logs"
 )
 
@@ -35,7 +36,9 @@ type Config struct {
 	Queue    int           // questions waiting before askers are told to retry (default 100)
 	Interval time.Duration // least time between two edits of one message (default 1s)
 	Timeout  time.Duration // longest time one answer may take (default 3m)
-	Dedupe   Deduper       // nil: an in-memory one
+	// Dedupe is shared de-duplication across replicas (PostgreSQL); nil:
+	// this process's memory only, which is always asked first.
+	Dedupe   Deduper
 	Feedback FeedbackStore // nil: votes are logged only
 	Log      *slog.Logger
 	// Limiter refuses askers and channels over their rate; nil: no limit.
@@ -50,8 +53,9 @@ type Config struct {
 // of different threads concurrently, up to Workers; questions of one thread
 // in the order they came, so that a follow-up sees the answer before it.
 type Dispatcher struct {
-	cfg Config
-	log *slog.Logger
+	cfg   Config
+	log   *slog.Logger
+	local *MemoryDeduper // deliveries this process took, asked first
 
 	mu       sync.Mutex
 	base     context.Context  // from Start: the parent of work not owned by a worker
@@ -85,9 +89,6 @@ func NewDispatcher(cfg Config) *Dispatcher {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 3 * time.Minute
 	}
-	if cfg.Dedupe == nil {
-		cfg.Dedupe = NewMemoryDeduper(10000)
-	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -97,6 +98,7 @@ func NewDispatcher(cfg Config) *Dispatcher {
 	return &Dispatcher{
 		cfg:     cfg,
 		log:     cfg.Log,
+		local:   NewMemoryDeduper(10000),
 		base:    context.Background(),
 		pending: map[string][]job{},
 		ready:   make(chan string, cfg.Queue+cfg.Workers),
@@ -128,16 +130,8 @@ func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
 		d.refused(in, err)
 		return err
 	}
-	for _, key := range dedupeKeys(in) {
-		first, err := d.cfg.Dedupe.FirstSeen(ctx, key)
-		if err != nil {
-			// Answering twice is better than not answering at all.
-			d.log.Warn("dedupe failed; answering anyway", "key", key, "err", err)
-			continue
-		}
-		if !first {
-			return ErrDuplicate
-		}
+	if err := d.dedupe(ctx, in); err != nil {
+		return err
 	}
 	// Rate limits apply after de-duplication, so that a platform's
 	// retries of one question count once.
@@ -178,10 +172,66 @@ func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
 		defer d.wg.Done()
 		pctx, cancel := context.WithTimeout(base, 30*time.Second)
 		defer cancel()
-		j.posted <- j.r.Start(pctx, j.view)
+		j.posted <- panics.Catch(d.log, "placeholder", func() error { return j.r.Start(pctx, j.view) })
 		close(j.posted)
 	}()
 	return nil
+}
+
+// dedupeAttempts and dedupeTimeout bound how long a delivery waits for the
+// shared de-duplication store: a blip is retried, an outage is not waited out.
+const (
+	dedupeAttempts = 3
+	dedupeTimeout  = 2 * time.Second
+)
+
+// dedupe returns ErrDuplicate for a delivery already taken, by this process
+// or (with a shared store) by any replica. It runs on a context of its own:
+// the delivery's may end as soon as the platform has its acknowledgement
+// (Discord hangs up once it has the response), and a de-duplication that
+// fails with "context canceled" must not let a replay be answered again.
+// If the shared store cannot say, the question is refused with an error
+// the adapter shows as "please ask again" rather than risk a second answer,
+// and the keys are forgotten here so that a platform's retry is judged
+// afresh.
+func (d *Dispatcher) dedupe(ctx context.Context, in Incoming) error {
+	keys := dedupeKeys(in)
+	for _, key := range keys {
+		// The local memory answers replays to this process even while the
+		// shared store is down.
+		if first, _ := d.local.FirstSeen(ctx, key); !first {
+			return ErrDuplicate
+		}
+	}
+	if d.cfg.Dedupe == nil {
+		return nil
+	}
+	for _, key := range keys {
+		first, err := d.sharedFirstSeen(context.WithoutCancel(ctx), key)
+		if err != nil {
+			d.local.forget(keys...)
+			d.log.Error("de-duplication store failed; question refused", "key", key, "err", err)
+			return fmt.Errorf("bot: de-duplicate delivery: %w", err)
+		}
+		if !first {
+			return ErrDuplicate
+		}
+	}
+	return nil
+}
+
+// sharedFirstSeen asks the shared store, retrying failures a few times.
+func (d *Dispatcher) sharedFirstSeen(ctx context.Context, key string) (first bool, err error) {
+	for attempt := 1; attempt <= dedupeAttempts; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, dedupeTimeout)
+		first, err = d.cfg.Dedupe.FirstSeen(actx, key)
+		cancel()
+		if err == nil {
+			return first, nil
+		}
+		d.log.Warn("de-duplication store failed; retrying", "attempt", attempt, "err", err)
+	}
+	return false, err
 }
 
 // limit applies the rate limits of the asker and the channel, keyed so
@@ -304,7 +354,10 @@ func (d *Dispatcher) drain(ctx context.Context, key string) {
 		d.pending[key] = jobs[1:]
 		d.queued--
 		d.mu.Unlock()
-		d.answer(ctx, j)
+		// answer catches the panics of the run and of the replier; this
+		// is the last line, so that a bug in answer itself costs one
+		// question, not the worker and every thread behind it.
+		_ = panics.Catch(d.log, "answer", func() error { d.answer(ctx, j); return nil })
 	}
 }
 
@@ -327,9 +380,13 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	var budgetNote string
 	q.OfflineReason, budgetNote = d.overBudget(j.in)
 	started := time.Now()
+	// A placeholder that could not be posted does not drop the question:
+	// it is answered without progress edits, and Finish posts the answer
+	// as a new message (Replier.Finish's contract).
+	placed := true
 	if err := <-j.posted; err != nil {
-		log.Error("could not post the placeholder", "err", err)
-		return
+		log.Error("could not post the placeholder; answering without progress", "err", err)
+		placed = false
 	}
 	if ctx.Err() != nil {
 		// Abandoned before it ran (shutdown past its grace period): the
@@ -337,7 +394,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 		fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer fcancel()
 		v.Done, v.Failed = true, StoppingMessage
-		if err := j.r.Finish(fctx, v); err != nil {
+		if err := d.finish(fctx, j.r, v, log); err != nil {
 			log.Error("could not finish an abandoned question", "err", err)
 		}
 		return
@@ -347,15 +404,24 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 			log.Warn("could not tell the asker about the budget", "err", err)
 		}
 	}
-	ed := newEditor(ctx, j.r, d.cfg.Interval, log)
+	var ed *editor
+	if placed {
+		ed = newEditor(ctx, j.r, d.cfg.Interval, log)
+	}
 	emit := func(e agent.Event) {
-		if line, ok := Status(e); ok {
+		if line, ok := Status(e); ok && ed != nil {
 			v.Status = appendStatus(v.Status, line)
 			ed.show(v)
 		}
 	}
-	res, err := d.cfg.Agent.Ask(ctx, q, emit)
-	ed.close()
+	var res agent.Result
+	err := panics.Catch(log, "answer", func() (err error) {
+		res, err = d.cfg.Agent.Ask(ctx, q, emit)
+		return err
+	})
+	if ed != nil {
+		ed.close()
+	}
 	if d.cfg.Budget != nil {
 		d.cfg.Budget.Spend(budgetKey(j.in), res.Tokens)
 	}
@@ -380,7 +446,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	} else {
 		v.Result = &res
 	}
-	if err := j.r.Finish(fctx, v); err != nil {
+	if err := d.finish(fctx, j.r, v, log); err != nil {
 		log.Error("could not post the answer", "err", err)
 		return
 	}
@@ -391,6 +457,19 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 			log.Error("could not save the answer for feedback", "err", err)
 		}
 	}
+}
+
+// finish shows the final view. If showing it panics (a rendering bug on
+// an odd answer), the asker is shown the plain failure instead, so that the
+// question still gets its one final message.
+func (d *Dispatcher) finish(ctx context.Context, r Replier, v View, log *slog.Logger) error {
+	err := panics.Catch(log, "finish", func() error { return r.Finish(ctx, v) })
+	var pe *panics.Error
+	if !errors.As(err, &pe) {
+		return err
+	}
+	v.Result, v.Failed = nil, "I couldn't answer this one."
+	return panics.Catch(log, "finish", func() error { return r.Finish(ctx, v) })
 }
 
 // Vote records a 👍 (+1) or 👎 (-1) from a feedback button.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/panics"
 )
 
 // editor applies progress to a posted message at most once per interval,
@@ -44,7 +46,7 @@ func newEditor(ctx context.Context, r Replier, interval time.Duration, log *slog
 			case v = <-e.latest:
 			default:
 			}
-			if err := r.Update(ctx, v); err != nil {
+			if err := panics.Catch(log, "progress edit", func() error { return r.Update(ctx, v) }); err != nil {
 				log.Warn("progress edit failed", "err", err)
 			}
 			last = time.Now()

@@ -53,15 +53,42 @@ func Split(text string, limit int) []string {
 		}
 		// A fenced block longer than a part: cut between its lines and
 		// fence each piece.
-		open, close := b.fence, "```"
+		open, body := reopenFence(b.fence, b.body, limit)
+		close := "```"
 		room := limit - utf8.RuneCountInString(open) - len(close) - 2
-		for _, piece := range cutLines(b.body, room) {
+		for _, piece := range cutLines(body, room) {
 			flush()
 			add(open + "\n" + piece + "\n" + close + "\n\n")
 		}
 	}
 	flush()
 	return parts
+}
+
+// maxLangRunes is the longest info string kept on a reopened fence: a
+// language name is short, and anything longer is text a model wrote on the
+// fence line.
+const maxLangRunes = 20
+
+// reopenFence returns the fence line to open each piece of a long code
+// block with, and the body to cut. The info string is repeated on every
+// piece only when it is a short language name that leaves at least half of
+// the part for code; otherwise it becomes the body's first line, so that a
+// fence line longer than a part (a model's code written on it) is cut like
+// any other line instead of leaving no room at all.
+func reopenFence(fence, body string, limit int) (string, string) {
+	info := strings.TrimSpace(strings.TrimPrefix(fence, "```"))
+	n := utf8.RuneCountInString(info)
+	if n == 0 {
+		return "```", body
+	}
+	if n <= maxLangRunes && !strings.ContainsAny(info, " \t`") && 3+n+3+2 <= limit/2 {
+		return "```" + info, body
+	}
+	if body == "" {
+		return "```", info
+	}
+	return "```", info + "\n" + body
 }
 
 // block is a paragraph or a fenced code block.
@@ -138,7 +165,10 @@ func cutLines(text string, limit int) []string {
 	return out
 }
 
+// cutWords cuts one line into pieces of at most limit runes, at a space
+// in the second half of a piece where there is one.
 func cutWords(line string, limit int) []string {
+	limit = max(limit, 1) // callers subtract markup from a part's size
 	r := []rune(line)
 	var out []string
 	for len(r) > limit {
@@ -150,7 +180,10 @@ func cutWords(line string, limit int) []string {
 			cut = limit
 		}
 		out = append(out, strings.TrimRight(string(r[:cut]), " "))
-		r = []rune(strings.TrimLeft(string(r[cut:]), " "))
+		r = r[cut:]
+		for len(r) > 0 && r[0] == ' ' {
+			r = r[1:]
+		}
 	}
 	return append(out, string(r))
 }

@@ -3,6 +3,7 @@ package bot
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -23,6 +24,10 @@ func TestSplit(t *testing.T) {
 		{"code fits after text", para(10, "intro") + "\n\n" + "```\nx := 1\n```", 70, 2},
 		{"long code block", code, 200, 4},
 		{"unicode", strings.Repeat("ü ", 300), 100, 6},
+		// A model wrote its code on the fence line: 4,100 characters, over
+		// a Discord message. It used to leave negative room and panic.
+		{"fence line over the limit", "```" + para(820, "SELECT") + "\n" + strings.Repeat("x\n", 10) + "```", 2000, 3},
+		{"long language over half a part", "```" + strings.Repeat("l", 15) + "\n" + strings.Repeat("code line\n", 10) + "```", 30, 6},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -40,7 +45,7 @@ func TestSplit(t *testing.T) {
 			}
 			// Nothing is lost but white space and re-added fences.
 			strip := func(s string) string {
-				return strings.Join(strings.Fields(strings.NewReplacer("```go", "", "```", "").Replace(s)), "")
+				return strings.Join(strings.Fields(strings.NewReplacer("```go", "", "```", "", "\n", " ").Replace(s)), "")
 			}
 			if got, want := strip(strings.Join(parts, "")), strip(c.text); got != want {
 				t.Errorf("content changed:\n got %q\nwant %q", got, want)
@@ -52,13 +57,40 @@ func TestSplit(t *testing.T) {
 func FuzzSplit(f *testing.F) {
 	f.Add("hello\n\n```go\ncode\n```\nmore", 40)
 	f.Fuzz(func(t *testing.T, text string, limit int) {
-		limit = 20 + abs(limit)%500
-		for _, p := range Split(text, limit) {
+		limit = 20 + abs(limit%500)
+		parts := Split(text, limit)
+		for _, p := range parts {
 			if utf8.RuneCountInString(p) > limit {
 				t.Fatalf("part over limit %d: %q", limit, p)
 			}
 		}
+		// Nothing is lost: the input's text, less white space and fence
+		// markers, is in the parts in order (reopened fences add to it).
+		if !subsequence(visible(text), visible(strings.Join(parts, ""))) {
+			t.Fatalf("text lost at limit %d:\n in  %q\n out %q", limit, text, parts)
+		}
 	})
+}
+
+// visible is s without white space and backticks.
+func visible(s string) []rune {
+	var out []rune
+	for _, r := range s {
+		if r != '`' && !unicode.IsSpace(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func subsequence(small, big []rune) bool {
+	i := 0
+	for _, r := range big {
+		if i < len(small) && small[i] == r {
+			i++
+		}
+	}
+	return i == len(small)
 }
 
 func abs(n int) int {

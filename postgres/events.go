@@ -33,6 +33,12 @@ func (e *Events) MarkProcessed(ctx context.Context, platform, eventID string) (f
 	return tag.RowsAffected() == 1, nil
 }
 
+// FirstSeen implements bot.Deduper: key is a chat delivery's key, made
+// unique across platforms by the dispatcher.
+func (e *Events) FirstSeen(ctx context.Context, key string) (bool, error) {
+	return e.MarkProcessed(ctx, "chat", key)
+}
+
 // Prune forgets the events received before olderThan and returns how many
 // it forgot. Platforms stop retrying within hours, so a day's memory is
 // plenty.

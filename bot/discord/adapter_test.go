@@ -2,6 +2,7 @@ package discord_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,7 +18,9 @@ import (
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/discord"
 	"github.com/switchboard/switchboard/bot/discord/discordtest"
+	"github.com/switchboard/switchboard/internal/testenv"
 	"github.com/switchboard/switchboard/llm/offline"
+	"github.com/switchboard/switchboard/postgres"
 )
 
 // These tests run the whole path: the fake Discord delivers a question,
@@ -151,6 +154,10 @@ type options struct {
 	asker          func(real bot.Asker) bot.Asker
 	workers, queue int
 	guild          string
+	dedupe         bot.Deduper // shared de-duplication, e.g. PostgreSQL
+	// hangUp makes the http endpoint's client hang up once it has the
+	// response, as Discord does: the request's context ends then.
+	hangUp bool
 }
 
 // harness is one adapter wired to a fake Discord.
@@ -183,7 +190,7 @@ func start(t *testing.T, mode string, opt options) *harness {
 	}
 	fb := &feedback{answers: map[string]bot.Answer{}}
 	d := bot.NewDispatcher(bot.Config{Agent: asker, Workers: opt.workers, Queue: opt.queue,
-		Interval: 10 * time.Millisecond, Feedback: fb, Log: log})
+		Interval: 10 * time.Millisecond, Feedback: fb, Log: log, Dedupe: opt.dedupe})
 	ctx, cancel := context.WithCancel(context.Background())
 	d.Start(ctx)
 	t.Cleanup(func() {
@@ -219,7 +226,11 @@ func start(t *testing.T, mode string, opt options) *harness {
 		})
 		fake.WaitConnected(t)
 	case discord.ModeHTTP:
-		srv := httptest.NewServer(h.ad.Handler())
+		handler := h.ad.Handler()
+		if opt.hangUp {
+			handler = hangUpAfterResponse(handler)
+		}
+		srv := httptest.NewServer(handler)
 		t.Cleanup(srv.Close)
 		h.url = srv.URL + "/discord/interactions"
 	}
@@ -693,4 +704,67 @@ func TestBusy(t *testing.T) {
 		h.answers("C1", 1)
 		h.answers("C2", 1)
 	})
+}
+
+// hangUpAfterResponse ends each request's context as soon as its response
+// is flushed, as when the client reads the response and closes the
+// connection: what Discord does.
+func hangUpAfterResponse(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		h.ServeHTTP(cancelOnFlush{w, cancel}, r.WithContext(ctx))
+	})
+}
+
+type cancelOnFlush struct {
+	http.ResponseWriter
+	cancel context.CancelFunc
+}
+
+func (c cancelOnFlush) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+	c.cancel()
+}
+
+// A replayed /ask is answered once with PostgreSQL de-duplication, though
+// the request's context has ended by the time the de-duplication runs.
+func TestReplayAnsweredOnceWithPostgres(t *testing.T) {
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, testenv.PostgresURL(t), postgres.Options{EmbeddingDim: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, discord.ModeHTTP, options{dedupe: postgres.NewEvents(db), hangUp: true})
+	ia := h.ask("c1", "u1", "what is the refund policy?")
+	h.answers("c1", 1)
+	for range 3 { // an attacker's replays, signed afresh
+		h.deliver(ia)
+	}
+	h.deliver(h.fake.Ask(guild, "c1", "u1", "and the travel policy?")) // a new question still counts
+	// One thread runs in order: a replay taken would be answered before
+	// the new question.
+	answered := 0
+	for _, m := range h.answers("c1", 2) {
+		if len(m.Buttons()) > 0 {
+			answered++
+		}
+	}
+	h.disp.mu.Lock()
+	defer h.disp.mu.Unlock()
+	dups := 0
+	for _, err := range h.disp.errs {
+		if errors.Is(err, bot.ErrDuplicate) {
+			dups++
+		}
+	}
+	if answered != 2 || dups != 3 {
+		t.Errorf("%d answers and %d replays refused as duplicates, want 2 and 3 (errors %v)", answered, dups, h.disp.errs)
+	}
 }

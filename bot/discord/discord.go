@@ -33,6 +33,7 @@ import (
 
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/internal/discordapi"
+	"github.com/switchboard/switchboard/internal/panics"
 )
 
 // Delivery modes of Config.Mode.
@@ -160,13 +161,22 @@ func New(cfg Config, d Dispatcher) (*Adapter, error) {
 
 	a := &Adapter{cfg: cfg, d: d, log: cfg.Log, s: s, pub: pub}
 	if cfg.Mode == ModeGateway {
-		s.AddHandler(a.onReady)
-		s.AddHandler(a.onInteraction)
-		s.AddHandler(a.onMessage)
-		s.AddHandler(a.onMessageUpdate)
-		s.AddHandler(a.onMessageDelete)
+		s.AddHandler(guarded(a, "ready", a.onReady))
+		s.AddHandler(guarded(a, "interaction", a.onInteraction))
+		s.AddHandler(guarded(a, "message", a.onMessage))
+		s.AddHandler(guarded(a, "message update", a.onMessageUpdate))
+		s.AddHandler(guarded(a, "message delete", a.onMessageDelete))
 	}
 	return a, nil
+}
+
+// guarded wraps a gateway event handler: discordgo runs each handler on a
+// goroutine of its own, where a panic on an odd event would end the
+// process; here it ends that event's handling, logged with its stack.
+func guarded[E any](a *Adapter, what string, h func(*discordgo.Session, E)) func(*discordgo.Session, E) {
+	return func(s *discordgo.Session, e E) {
+		_ = panics.Catch(a.log, "discord "+what, func() error { h(s, e); return nil })
+	}
 }
 
 // askCommand is the one command of the bot. Bulk overwrite replaces every

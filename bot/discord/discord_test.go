@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -175,4 +176,19 @@ func FuzzParseInteraction(f *testing.F) {
 			return nil
 		})
 	})
+}
+
+// A handler that panics on an odd gateway event must not end the process:
+// discordgo runs it on a goroutine of its own, with no recover.
+func TestGuardedHandlerRecovers(t *testing.T) {
+	a := &Adapter{log: slog.New(slog.DiscardHandler)}
+	ran := false
+	h := guarded(a, "message", func(_ *discordgo.Session, mc *discordgo.MessageCreate) {
+		ran = true
+		_ = mc.Message.Content // nil Message: a nil dereference
+	})
+	h(nil, &discordgo.MessageCreate{})
+	if !ran {
+		t.Fatal("the handler did not run")
+	}
 }

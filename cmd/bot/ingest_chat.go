@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard/switchboard/ingest/discordhist"
 	"github.com/switchboard/switchboard/ingest/extract"
 	"github.com/switchboard/switchboard/ingest/slackhist"
+	"github.com/switchboard/switchboard/internal/panics"
 )
 
 // ingestAny is `bot ingest`: files and folders, or with "slack" or
@@ -282,13 +283,19 @@ func (s *chatService) run(in *chat.Ingester, req bot.IngestRequest, st bot.Inges
 	}
 	show("⏳ Ingesting this channel…")
 	var last time.Time
-	rep, err := in.Ingest(s.ctx, req.Channel, chat.Options{Since: req.Since, Progress: func(p chat.Progress) {
-		if time.Since(last) < s.every {
-			return
-		}
-		last = time.Now()
-		show("⏳ " + progressLine(p))
-	}})
+	var rep chat.Report
+	// A panic on one channel's odd history ends this run with a message,
+	// not the process with every answer in flight.
+	err := panics.Catch(s.app.Log, "channel ingest", func() (err error) {
+		rep, err = in.Ingest(s.ctx, req.Channel, chat.Options{Since: req.Since, Progress: func(p chat.Progress) {
+			if time.Since(last) < s.every {
+				return
+			}
+			last = time.Now()
+			show("⏳ " + progressLine(p))
+		}})
+		return err
+	})
 	switch {
 	case err != nil && s.ctx.Err() != nil:
 		show(fmt.Sprintf("⏸ Ingesting stopped because I was restarted. %s\nWhat was read is stored; ask again to go on from there.", rep))
@@ -314,7 +321,12 @@ func (s *chatService) ChannelChanged(ctx context.Context, c bot.ChannelChange) e
 	if err != nil {
 		return err
 	}
-	applied, rep, err := in.Apply(ctx, chat.Change{Channel: c.Channel, Message: c.Message, Thread: c.Thread, Time: c.Time, Deleted: c.Deleted})
+	var applied bool
+	var rep chat.Report
+	err = panics.Catch(s.app.Log, "live update", func() (err error) {
+		applied, rep, err = in.Apply(ctx, chat.Change{Channel: c.Channel, Message: c.Message, Thread: c.Thread, Time: c.Time, Deleted: c.Deleted})
+		return err
+	})
 	if applied && err == nil {
 		s.app.Log.Debug("applied a message change", "platform", c.Platform, "channel", c.Channel, "message", c.Message,
 			"added", rep.Added, "updated", rep.Updated, "deleted", rep.Deleted)

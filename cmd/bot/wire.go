@@ -128,7 +128,7 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 		app.Cursors = postgres.NewCursors(db)
 		retrievers[agent.RouteVector] = postgres.NewRetriever(db, app.Embedder)
 		threads = postgres.NewCheckpointer(db)
-		app.Dedupe = postgresDeduper{postgres.NewEvents(db)}
+		app.Dedupe = postgres.NewEvents(db) // shared by the replicas
 		app.Feedback = postgres.NewFeedback(db)
 		app.pings = append(app.pings, named("database", db.Ping))
 		app.Backends = append(app.Backends, "documents and threads: PostgreSQL")
@@ -241,13 +241,6 @@ func (app *App) Ready(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// postgresDeduper shares chat de-duplication between replicas.
-type postgresDeduper struct{ events *postgres.Events }
-
-func (d postgresDeduper) FirstSeen(ctx context.Context, key string) (bool, error) {
-	return d.events.MarkProcessed(ctx, "chat", key)
 }
 
 // Close releases the stores, last opened first.
