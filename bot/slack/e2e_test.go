@@ -136,6 +136,7 @@ type env struct {
 	d     *counting
 	kb    *retriever
 	votes *votes
+	clock *clock
 }
 
 type options struct {
@@ -144,6 +145,48 @@ type options struct {
 	workers int
 	queue   int
 	socket  bool // run Socket Mode
+	// client makes the adapter's Web API calls (default: the adapter's).
+	client *http.Client
+	// redeliver bounds redelivery in the clock's time (default: the
+	// adapter's 15 minutes).
+	redeliver time.Duration
+}
+
+// clock is the adapter's time in tests: a wait returns at once and moves
+// the clock on by its length, so that retries and redeliveries take no
+// real time and deadlines still pass.
+type clock struct {
+	mu     sync.Mutex
+	now    time.Time
+	waits  int
+	waited time.Duration
+}
+
+func newClock() *clock { return &clock{now: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(max(d, 0))
+	c.waits++
+	c.waited += max(d, 0)
+	return nil
+}
+
+// slept reports how many waits were asked for, and their sum.
+func (c *clock) slept() (int, time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.waits, c.waited
 }
 
 func newEnv(t *testing.T, o options) *env {
@@ -152,7 +195,7 @@ func newEnv(t *testing.T, o options) *env {
 	fake := slacktest.NewServer()
 	t.Cleanup(fake.Close) // last: the adapter's goroutines below are gone by then
 
-	e := &env{t: t, fake: fake, kb: &retriever{}, votes: &votes{m: map[string]int{}}}
+	e := &env{t: t, fake: fake, kb: &retriever{}, votes: &votes{m: map[string]int{}}, clock: newClock()}
 	if o.gate {
 		e.kb.gate = make(chan struct{})
 	}
@@ -171,7 +214,8 @@ func newEnv(t *testing.T, o options) *env {
 	e.d = &counting{Dispatcher: d}
 
 	a, err := New(Config{BotToken: fake.BotToken, AppToken: fake.AppToken, SigningSecret: fake.SigningSecret,
-		APIURL: fake.APIURL(), Log: log}, e.d)
+		APIURL: fake.APIURL(), Log: log, HTTPClient: o.client, Redeliver: o.redeliver,
+		Sleep: e.clock.Sleep, Now: e.clock.Now}, e.d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,13 +225,9 @@ func newEnv(t *testing.T, o options) *env {
 	e.a, e.h = a, a.Handler()
 	t.Cleanup(func() {
 		e.release()
-		a.Wait() // deliveries handed to the dispatcher…
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		if err := d.Shutdown(ctx); err != nil { // …answered
+		if err := e.settle(); err != nil {
 			t.Error(err)
 		}
-		a.Wait()
 	})
 	if o.socket {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -240,6 +280,20 @@ func finals(msgs []slacktest.Message) int {
 
 // quiet waits for every delivery handed to the adapter to be handled.
 func (e *env) quiet() { e.a.Wait() }
+
+// settle waits until nothing more can reach Slack: deliveries handed to
+// the dispatcher, answered, and the outbox delivered or given up. It may
+// be called more than once.
+func (e *env) settle() error {
+	e.a.Wait() // deliveries handed to the dispatcher…
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := e.d.Shutdown(ctx); err != nil { // …answered…
+		return err
+	}
+	e.a.Wait()
+	return e.a.Close(ctx) // …and delivered
+}
 
 type testWriter struct{ t *testing.T }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/internal/panics"
 	"github.com/switchboard/switchboard/internal/slackapi"
 )
 
@@ -38,6 +39,18 @@ type Config struct {
 	// ingest admins and the message events of channels (message.channels,
 	// message.groups) to keep ingested channels up to date (ingest.go).
 	Ingest bot.ChannelIngester
+
+	// Redeliver bounds how long an answer Slack would not take (its API
+	// down, or rate limits past the retries) is tried again in the
+	// background before it is given up (default 15 minutes); Outbox
+	// bounds how many such answers wait (default 100).
+	Redeliver time.Duration
+	Outbox    int
+	// Sleep waits between the attempts of a Web API call and between
+	// redeliveries; nil waits for real. Tests pass one that returns at once.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock of redelivery deadlines; nil: time.Now.
+	Now func() time.Time
 }
 
 // Dispatcher is what the adapter needs from bot.Dispatcher.
@@ -62,6 +75,11 @@ type Adapter struct {
 	// work counts the goroutines that handle deliveries after they were
 	// acknowledged (see Wait).
 	work sync.WaitGroup
+
+	policy    slackapi.Policy // calls whose failure someone would miss
+	progress  slackapi.Policy // progress edits: the next one supersedes them
+	redeliver slackapi.Policy // one attempt of the outbox, which backs off itself
+	out       *outbox         // answers waiting for Slack to take them
 }
 
 // identity is who the app is in its workspace, as auth.test reports it.
@@ -70,11 +88,22 @@ type identity struct {
 	TeamID string // the workspace, for events that do not name it
 }
 
-// Rate-limit handling: a call Slack refuses with 429 is retried after the
-// Retry-After it names, a few times, while other calls go on.
+// Retries: a call Slack refuses with 429 is retried after the Retry-After
+// it names, and one that fails with a 5xx, a transient error code
+// (internal_error…) or a lost connection after an exponential backoff, a
+// few times, while other calls go on. Progress edits are tried less: the
+// next edit replaces them, and the final message waits for them.
 const (
 	maxRateLimitRetries = 5
 	maxRetryAfter       = time.Minute
+	progressRetries     = 2
+	progressMaxWait     = 5 * time.Second
+)
+
+// Redelivery defaults (Config.Redeliver and Config.Outbox).
+const (
+	defaultRedeliver = 15 * time.Minute
+	defaultOutbox    = 100
 )
 
 // New returns an Adapter for cfg that hands questions to d.
@@ -101,12 +130,29 @@ func New(cfg Config, d Dispatcher) (*Adapter, error) {
 	if cfg.AppToken != "" {
 		opts = append(opts, slack.OptionAppLevelToken(cfg.AppToken))
 	}
-	return &Adapter{
+	if cfg.Redeliver <= 0 {
+		cfg.Redeliver = defaultRedeliver
+	}
+	if cfg.Outbox <= 0 {
+		cfg.Outbox = defaultOutbox
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = slackapi.Sleep
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	a := &Adapter{
 		cfg: cfg,
 		api: slack.New(cfg.BotToken, opts...),
 		d:   d,
 		log: cfg.Log.With("platform", "slack"),
-	}, nil
+	}
+	a.policy = slackapi.Policy{Retries: maxRateLimitRetries, MaxWait: maxRetryAfter, Sleep: cfg.Sleep, Log: a.log}
+	a.progress = slackapi.Policy{Retries: progressRetries, MaxWait: progressMaxWait, Sleep: cfg.Sleep, Log: a.log}
+	a.redeliver = slackapi.Policy{Retries: 1, MaxWait: maxRetryAfter, Sleep: cfg.Sleep, Log: a.log}
+	a.out = newOutbox(a)
+	return a, nil
 }
 
 // Init asks Slack who the bot is (auth.test): its user id, to ignore its
@@ -134,9 +180,10 @@ func (a *Adapter) self() identity {
 }
 
 // retry runs one Web API call, waiting and trying again while Slack
-// answers 429. Only this call waits: answers in other threads go on.
+// answers 429 or fails it for a while (see slackapi.Retry). Only this call
+// waits: answers in other threads go on.
 func (a *Adapter) retry(ctx context.Context, method string, call func() error) error {
-	return slackapi.Retry(ctx, a.log, method, maxRateLimitRetries, maxRetryAfter, call)
+	return slackapi.Retry(ctx, a.policy, method, call)
 }
 
 // background runs f after a delivery was acknowledged. Its context is not
@@ -147,7 +194,8 @@ func (a *Adapter) background(f func(ctx context.Context)) {
 		defer a.work.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		f(ctx)
+		// A panic on one odd event costs that event, not the process.
+		_ = panics.Catch(a.log, "slack event", func() error { f(ctx); return nil })
 	}()
 }
 
@@ -156,3 +204,9 @@ func (a *Adapter) background(f func(ctx context.Context)) {
 // HTTP server and RunSocketMode have stopped and before the dispatcher's
 // Shutdown, so that no question acknowledged to Slack is lost.
 func (a *Adapter) Wait() { a.work.Wait() }
+
+// Close stops redelivering answers Slack did not take: it refuses new
+// ones, keeps trying those waiting until ctx ends, then stops and returns
+// an error naming how many were not delivered. Call it after the
+// dispatcher's Shutdown, when no answer is being finished any more.
+func (a *Adapter) Close(ctx context.Context) error { return a.out.close(ctx) }

@@ -156,6 +156,23 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 		_ = d.Shutdown(last)
 	}
 	abandon()
+	if sa != nil {
+		// Answers Slack did not take yet get what is left of the grace
+		// period, and at least a few seconds, to go out.
+		octx, cancelOut := context.WithTimeout(context.WithoutCancel(ctx), max(time.Until(deadline(grace)), 5*time.Second))
+		defer cancelOut()
+		if err := sa.Close(octx); err != nil {
+			app.Log.Error("answers Slack did not take were given up at shutdown", "err", err)
+		}
+	}
 	wg.Wait()
 	return failure
+}
+
+// deadline is ctx's deadline, or now when it has none.
+func deadline(ctx context.Context) time.Time {
+	if dl, ok := ctx.Deadline(); ok {
+		return dl
+	}
+	return time.Now()
 }

@@ -455,11 +455,12 @@ func (c *capped) Write(p []byte) (int, error) {
 
 var _ io.Writer = (*capped)(nil)
 
-// retry runs one call, waiting and trying again while Slack answers 429,
-// at most MaxRetries times. The wait is Slack's Retry-After (a second when
-// it names none), capped by MaxRetryAfter.
+// retry runs one call, waiting and trying again while Slack answers 429
+// (or fails it for a while: 5xx, internal_error, a lost connection), at
+// most MaxRetries times. A 429's wait is Slack's Retry-After (a second when
+// it names none), capped by MaxRetryAfter; the others back off.
 func (s *Source) retry(ctx context.Context, method string, call func() error) error {
-	return slackapi.Retry(ctx, s.log, method, s.cfg.MaxRetries, s.cfg.MaxRetryAfter, call)
+	return slackapi.Retry(ctx, slackapi.Policy{Retries: s.cfg.MaxRetries, MaxWait: s.cfg.MaxRetryAfter, Log: s.log}, method, call)
 }
 
 // isNotFound reports whether Slack says the thread or message is gone.

@@ -1,56 +1,295 @@
 // Package slackapi holds what the Slack adapter and the Slack history
-// reader both need around slack-go: waiting out rate limits.
+// reader both need around slack-go: trying a Web API call again when Slack
+// or the network failed it for a while (429, 5xx, Slack's transient error
+// codes, lost connections), and telling those failures from the ones that
+// another attempt would only repeat.
 package slackapi
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"math/rand/v2"
+	"net"
 	"net/http"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/slack-go/slack"
 )
 
-// noRetryAfter is the wait for a 429 that names no delay.
-const noRetryAfter = time.Second
+// Defaults of a Policy.
+const (
+	defaultMaxWait    = time.Minute
+	defaultBackoff    = 500 * time.Millisecond
+	defaultMaxBackoff = 30 * time.Second
+	// noRetryAfter is the wait for a rate limit that names no delay.
+	noRetryAfter = time.Second
+)
 
-// Retry runs one Web API call, waiting and trying again while Slack
-// answers 429, at most retries more times and at most maxWait per wait.
-// Only this call waits: callers on other goroutines go on. Errors name the
-// method.
-func Retry(ctx context.Context, log *slog.Logger, method string, retries int, maxWait time.Duration, call func() error) error {
+// Policy says how a Web API call is tried again. The zero Policy tries
+// once.
+type Policy struct {
+	// Retries bounds the attempts after the first.
+	Retries int
+	// MaxWait caps one wait, Slack's Retry-After included (default a
+	// minute).
+	MaxWait time.Duration
+	// Backoff is the first wait after a failure that names no delay (a
+	// 5xx, a transient error code, a lost connection); it doubles with
+	// every retry up to MaxBackoff, and half of it is random, so that
+	// callers failed together do not come back together (default 500ms).
+	Backoff time.Duration
+	// MaxBackoff caps the doubling (default 30s, and never above MaxWait).
+	MaxBackoff time.Duration
+	// Sleep waits d or until ctx ends (default: Sleep, a timer). Tests
+	// pass one that returns at once, so they never wait for real.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Log hears about every retry (default: nowhere).
+	Log *slog.Logger
+}
+
+func (p Policy) withDefaults() Policy {
+	if p.Retries < 0 {
+		p.Retries = 0
+	}
+	if p.MaxWait <= 0 {
+		p.MaxWait = defaultMaxWait
+	}
+	if p.Backoff <= 0 {
+		p.Backoff = defaultBackoff
+	}
+	if p.MaxBackoff <= 0 {
+		p.MaxBackoff = defaultMaxBackoff
+	}
+	p.MaxBackoff = min(p.MaxBackoff, p.MaxWait)
+	if p.Sleep == nil {
+		p.Sleep = Sleep
+	}
+	if p.Log == nil {
+		p.Log = slog.New(slog.DiscardHandler)
+	}
+	return p
+}
+
+// Sleep waits d, or until ctx ends, and then returns ctx's error.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Retry runs one Web API call and, while it fails in a way that may pass
+// (see Classify), waits and runs it again, at most p.Retries more times.
+// A failure that would only repeat (invalid_auth, channel_not_found,
+// msg_too_long…) is returned at once, and so is the end of ctx. Only this
+// call waits: callers on other goroutines go on.
+//
+// The error, an *Error, names the method and wraps the last attempt's
+// error (and ctx's, if ctx ended the retries), so errors.As finds slack-go's
+// error types and Temporary tells whether trying later may succeed.
+//
+// Retry makes the call again as it is: a call that may have taken effect
+// although it failed (Failure.MaybeDone), such as a chat.postMessage
+// answered with a 500, is the caller's to make safe to repeat.
+func Retry(ctx context.Context, p Policy, method string, call func() error) error {
+	p = p.withDefaults()
 	for attempt := 1; ; attempt++ {
 		err := call()
 		if err == nil {
 			return nil
 		}
-		wait, limited := RetryAfter(err)
-		if !limited || attempt > retries {
-			return fmt.Errorf("slack: %s: %w", method, err)
+		if ctx.Err() != nil {
+			return &Error{Method: method, Attempts: attempt, Err: err, Stopped: ctx.Err()}
 		}
-		wait = min(wait, maxWait)
-		log.Warn("rate limited by Slack; retrying", "method", method, "after", wait, "attempt", attempt)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("slack: %s: rate limited, then %w", method, ctx.Err())
-		case <-t.C:
+		f := Classify(err)
+		if !f.Retry || attempt > p.Retries {
+			return &Error{Method: method, Attempts: attempt, Err: err}
+		}
+		wait := p.wait(f, attempt)
+		p.Log.Warn("Slack call failed; retrying", "method", method, "err", err, "after", wait, "attempt", attempt)
+		if serr := p.Sleep(ctx, wait); serr != nil {
+			return &Error{Method: method, Attempts: attempt, Err: err, Stopped: serr}
 		}
 	}
 }
 
-// RetryAfter reports whether err is Slack's 429, and how long it asks to wait.
-func RetryAfter(err error) (time.Duration, bool) {
+// wait is how long to wait before retry number retry (1 for the first).
+func (p Policy) wait(f Failure, retry int) time.Duration {
+	var d time.Duration
+	switch {
+	case f.RateLimited && f.RetryAfter >= 0:
+		// Slack said when: wait that long, and a little more at random
+		// (up to a tenth, at most a second) to spread the callers out.
+		d = f.RetryAfter
+		if j := min(d/10, time.Second); j > 0 {
+			d += rand.N(j + 1)
+		}
+	default:
+		d = p.Backoff
+		for i := 1; i < retry && d < p.MaxBackoff; i++ {
+			d *= 2
+		}
+		d = min(d, p.MaxBackoff)
+		d = d/2 + rand.N(d/2+1) // "equal jitter": at least half the backoff
+		if f.RateLimited {
+			d = max(d, noRetryAfter) // ok:false ratelimited, which names no delay
+		}
+	}
+	return min(d, p.MaxWait)
+}
+
+// Error is a Web API call that failed for good: Retry's error.
+type Error struct {
+	Method   string
+	Attempts int   // how many times the call was made
+	Err      error // the last attempt's error
+	Stopped  error // the context's error, when it ended the retries
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("slack: %s: %v", e.Method, e.Err)
+	if e.Attempts > 1 {
+		msg += fmt.Sprintf(" (after %d attempts)", e.Attempts)
+	}
+	if e.Stopped != nil {
+		msg += ", then " + e.Stopped.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the last attempt's error and the context's.
+func (e *Error) Unwrap() []error {
+	if e.Stopped != nil {
+		return []error{e.Err, e.Stopped}
+	}
+	return []error{e.Err}
+}
+
+// Failure is what a failed call's error says about trying again.
+type Failure struct {
+	// Retry: another attempt, later, may succeed.
+	Retry bool
+	// MaybeDone: the call may have taken effect although it failed (a
+	// 5xx, internal_error, a connection lost or timed out after the
+	// request went out). Repeating a post may then post twice. It is false
+	// for failures Slack answers before doing anything (rate limits) and
+	// for connections that could not be made.
+	MaybeDone bool
+	// RateLimited: Slack refused the call for its rate limits.
+	RateLimited bool
+	// RetryAfter is the wait a 429 named (-1 when none was named).
+	RetryAfter time.Duration
+}
+
+// retryableCodes are the ok:false error codes that describe Slack's state,
+// not the call's: the same call may succeed later.
+var retryableCodes = map[string]Failure{
+	"internal_error":      {Retry: true, MaybeDone: true, RetryAfter: -1},
+	"fatal_error":         {Retry: true, MaybeDone: true, RetryAfter: -1},
+	"service_unavailable": {Retry: true, MaybeDone: true, RetryAfter: -1},
+	"request_timeout":     {Retry: true, MaybeDone: true, RetryAfter: -1},
+	"ratelimited":         {Retry: true, RateLimited: true, RetryAfter: -1},
+	"rate_limited":        {Retry: true, RateLimited: true, RetryAfter: -1},
+}
+
+// Classify reads a Web API call's error: Slack's 429 (with its
+// Retry-After), 5xx, ok:false error codes, and the network's errors.
+// Anything else, and a cancelled context, is not worth retrying.
+func Classify(err error) Failure {
+	none := Failure{RetryAfter: -1}
+	if err == nil {
+		return none
+	}
+	var re *Error
+	if errors.As(err, &re) {
+		return Classify(re.Err)
+	}
 	var rl *slack.RateLimitedError
 	if errors.As(err, &rl) {
-		return max(rl.RetryAfter, 0), true
+		return Failure{Retry: true, RateLimited: true, RetryAfter: max(rl.RetryAfter, 0)}
 	}
 	var sc slack.StatusCodeError
-	if errors.As(err, &sc) && sc.Code == http.StatusTooManyRequests {
-		return noRetryAfter, true
+	if errors.As(err, &sc) {
+		switch {
+		case sc.Code == http.StatusTooManyRequests:
+			return Failure{Retry: true, RateLimited: true, RetryAfter: noRetryAfter}
+		case sc.Code >= 500, sc.Code == http.StatusRequestTimeout:
+			return Failure{Retry: true, MaybeDone: true, RetryAfter: -1}
+		}
+		return none
 	}
-	return 0, false
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		return retryableCodes[se.Err] // the zero Failure for the others
+	}
+	if errors.Is(err, context.Canceled) {
+		return none
+	}
+	return network(err)
+}
+
+// network classifies the errors of the HTTP client: a connection that was
+// never made (the request did not go out) and one lost or timed out after
+// it may have.
+func network(err error) Failure {
+	notSent := Failure{Retry: true, RetryAfter: -1}
+	maybe := Failure{Retry: true, MaybeDone: true, RetryAfter: -1}
+	var dns *net.DNSError
+	var op *net.OpError
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &dns):
+		return notSent
+	case errors.As(err, &op) && op.Op == "dial":
+		return notSent
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ETIMEDOUT):
+		return maybe
+	case errors.As(err, &ne) && ne.Timeout():
+		return maybe // the client's timeout, or the call's deadline
+	case op != nil:
+		return maybe
+	}
+	// The transport's own errors are not all typed.
+	msg := err.Error()
+	for _, s := range []string{"connection reset", "broken pipe", "server closed", "EOF", "connection refused"} {
+		if strings.Contains(msg, s) {
+			if s == "connection refused" {
+				return notSent
+			}
+			return maybe
+		}
+	}
+	return Failure{RetryAfter: -1}
+}
+
+// Temporary reports whether a call that failed with err may succeed if
+// made again later: it failed for Slack's state or the network's, or its
+// retries ran out of time, rather than for what it asked.
+func Temporary(err error) bool { return Classify(err).Retry }
+
+// MaybeDone reports whether a call that failed with err may nonetheless
+// have taken effect (see Failure.MaybeDone).
+func MaybeDone(err error) bool { return Classify(err).MaybeDone }
+
+// RetryAfter reports whether err is Slack's 429, and how long it asks to wait.
+func RetryAfter(err error) (time.Duration, bool) {
+	f := Classify(err)
+	if !f.RateLimited || f.RetryAfter < 0 {
+		return 0, false
+	}
+	return f.RetryAfter, true
 }

@@ -15,7 +15,10 @@ import (
 // their messages, threads and files, served by conversations.info,
 // conversations.history, conversations.replies, users.info,
 // chat.getPermalink and the files' url_private. The bot's own posts
-// (chat.postMessage) are kept apart, in Messages, and are not part of it.
+// (chat.postMessage) are kept apart, in Messages, and are not part of it,
+// except that conversations.replies returns the bot's replies in a thread
+// among the others, as Slack does (the bot looks there for a post it is
+// not sure it made).
 
 // history is the workspace's content. Server.mu guards it.
 type history struct {
@@ -385,22 +388,29 @@ func (s *Server) historyAPI(method string, f url.Values) (map[string]any, bool) 
 				top = append(top, m)
 			}
 		}
-		return s.page(ch, f, top, true), true
+		return s.page(f, s.wiredHistory(ch, top), true), true
 	case "conversations.replies":
-		ch := s.hist.channels[f.Get("channel")]
-		if ch == nil {
-			return fail("channel_not_found"), true
+		channel, ts := f.Get("channel"), f.Get("ts")
+		ch := s.hist.channels[channel]
+		own := s.ownReplies(channel, ts)
+		var msgs []*histMsg
+		if ch != nil {
+			if root := ch.msgs[ts]; root != nil {
+				msgs = append(msgs, root)
+				if root.thread == ts {
+					msgs = append(msgs, ch.replies(ts)...)
+				}
+			}
 		}
-		ts := f.Get("ts")
-		root := ch.msgs[ts]
-		if root == nil {
+		switch {
+		case len(msgs) == 0 && len(own) == 0 && ch == nil:
+			return fail("channel_not_found"), true
+		case len(msgs) == 0 && len(own) == 0:
 			return fail("thread_not_found"), true
 		}
-		msgs := []*histMsg{root}
-		if root.thread == ts {
-			msgs = append(msgs, ch.replies(ts)...)
-		}
-		return s.page(ch, f, msgs, false), true
+		all := append(s.wiredHistory(ch, msgs), own...)
+		sort.SliceStable(all, func(i, j int) bool { return all[i].ts < all[j].ts })
+		return s.page(f, all, false), true
 	case "users.info":
 		name, ok := s.hist.users[f.Get("user")]
 		if !ok {
@@ -424,17 +434,45 @@ func (s *Server) historyAPI(method string, f url.Values) (map[string]any, bool) 
 	return nil, false
 }
 
+// wired is a message of a history answer: its ts, and itself as the Web
+// API returns it.
+type wired struct {
+	ts   string
+	wire func() map[string]any
+}
+
+// wiredHistory returns msgs to be paged. Callers hold s.mu.
+func (s *Server) wiredHistory(ch *histChannel, msgs []*histMsg) []wired {
+	out := make([]wired, len(msgs))
+	for i, m := range msgs {
+		out[i] = wired{ts: m.ts, wire: func() map[string]any { return s.wireHistory(ch, m) }}
+	}
+	return out
+}
+
+// ownReplies returns the bot's replies (not deleted) in a thread, oldest
+// first. Callers hold s.mu.
+func (s *Server) ownReplies(channel, thread string) []wired {
+	var out []wired
+	for _, m := range s.messages {
+		if m.Channel == channel && m.ThreadTS == thread && thread != "" && !m.Deleted {
+			out = append(out, wired{ts: m.TS, wire: func() map[string]any { return s.wire(m) }})
+		}
+	}
+	return out
+}
+
 // page answers conversations.history (newest first) or .replies (oldest
 // first): those of msgs (oldest first) within oldest and latest, limit at
 // a time, the cursor being the offset of the next page.
-func (s *Server) page(ch *histChannel, f url.Values, msgs []*histMsg, newestFirst bool) map[string]any {
+func (s *Server) page(f url.Values, msgs []wired, newestFirst bool) map[string]any {
 	limit, _ := strconv.Atoi(f.Get("limit"))
 	if limit <= 0 || limit > 999 {
 		limit = 100
 	}
 	oldest, latest := f.Get("oldest"), f.Get("latest")
 	inclusive := f.Get("inclusive") == "true" || f.Get("inclusive") == "1"
-	var sel []*histMsg
+	var sel []wired
 	for _, m := range msgs {
 		if oldest != "" && (m.ts < oldest || (!inclusive && m.ts == oldest)) {
 			continue
@@ -460,7 +498,7 @@ func (s *Server) page(ch *histChannel, f url.Values, msgs []*histMsg, newestFirs
 	end := min(offset+limit, len(sel))
 	out := make([]map[string]any, 0, end-offset)
 	for _, m := range sel[offset:end] {
-		out = append(out, s.wireHistory(ch, m))
+		out = append(out, m.wire())
 	}
 	resp := map[string]any{"ok": true, "messages": out, "has_more": end < len(sel)}
 	next := ""

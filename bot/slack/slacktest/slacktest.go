@@ -1,9 +1,12 @@
 // Package slacktest is a fake Slack for tests: an httptest server that
 // speaks Slack's wire protocol. It serves the Web API methods Switchboard
-// calls (form posts, JSON answers, Slack's error codes and limits, 429 with
-// Retry-After on demand), records every message and edit per channel and
-// thread, runs a Socket Mode websocket, and builds signed Events API and
-// interactivity requests for an adapter's HTTP handler.
+// calls (form posts, JSON answers, Slack's error codes and limits), fails
+// them on demand the ways Slack and networks do (Fail: 429 with
+// Retry-After, 5xx, ok:false internal_error and kin, dropped and hung
+// connections, before or after doing the call), records every message and
+// edit per channel and thread, runs a Socket Mode websocket, and builds
+// signed Events API and interactivity requests for an adapter's HTTP
+// handler.
 package slacktest
 
 import (
@@ -12,7 +15,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -49,8 +51,9 @@ type Server struct {
 	byTS       map[string]*Message // channel + "/" + ts
 	ephemerals []Ephemeral
 	calls      map[string]int
-	limited    map[string]*rateLimit
-	socket     *socketConn // the open Socket Mode connection, if any
+	faults     map[string][]*faultRun // per method, or AnyMethod; served in order
+	quit       chan struct{}          // closed by Close: hung calls give up
+	socket     *socketConn            // the open Socket Mode connection, if any
 	acks       map[string]bool
 	connects   int
 	hist       history // channels, people and their messages (history.go)
@@ -64,6 +67,7 @@ type Message struct {
 	Text     string // the latest fallback text
 	Blocks   json.RawMessage
 	Versions []Version // first post first; one more per chat.update
+	Deleted  bool      // by chat.delete; Messages leaves it out
 }
 
 // Version is one content of a message.
@@ -80,11 +84,6 @@ type Ephemeral struct {
 	Text     string
 }
 
-type rateLimit struct {
-	calls      int
-	retryAfter int
-}
-
 // NewServer starts a fake Slack; Close stops it.
 func NewServer() *Server {
 	s := &Server{
@@ -97,7 +96,8 @@ func NewServer() *Server {
 		AppID:         "AFAKE",
 		byTS:          map[string]*Message{},
 		calls:         map[string]int{},
-		limited:       map[string]*rateLimit{},
+		faults:        map[string][]*faultRun{},
+		quit:          make(chan struct{}),
 		acks:          map[string]bool{},
 	}
 	mux := http.NewServeMux()
@@ -116,6 +116,11 @@ func (s *Server) Close() {
 	s.mu.Lock()
 	c := s.socket
 	s.socket = nil
+	select {
+	case <-s.quit:
+	default:
+		close(s.quit)
+	}
 	s.mu.Unlock()
 	if c != nil {
 		c.close()
@@ -137,14 +142,14 @@ func (s *Server) nextTS() string {
 }
 
 // RateLimit makes the next n calls of method fail with 429 and a
-// Retry-After of retryAfter seconds.
+// Retry-After of retryAfter seconds, in place of the faults queued for it:
+// Heal(method), then Fail(method, n, RateLimited(retryAfter)).
 func (s *Server) RateLimit(method string, n, retryAfter int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.limited[method] = &rateLimit{calls: n, retryAfter: retryAfter}
+	s.Heal(method)
+	s.Fail(method, n, RateLimited(retryAfter))
 }
 
-// Calls reports how many times method was called, 429s included.
+// Calls reports how many times method was called, failed calls included.
 func (s *Server) Calls(method string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -152,20 +157,21 @@ func (s *Server) Calls(method string) int {
 }
 
 // Messages returns copies of the bot's messages in a thread (thread "" for
-// top-level messages), oldest first.
+// top-level messages), oldest first, leaving out those deleted.
 func (s *Server) Messages(channel, thread string) []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Message
 	for _, m := range s.messages {
-		if m.Channel == channel && m.ThreadTS == thread {
+		if m.Channel == channel && m.ThreadTS == thread && !m.Deleted {
 			out = append(out, m.copy())
 		}
 	}
 	return out
 }
 
-// AllMessages returns copies of all the bot's messages, oldest first.
+// AllMessages returns copies of all the bot's messages, oldest first,
+// those deleted with chat.delete included (Deleted set).
 func (s *Server) AllMessages() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -258,61 +264,66 @@ func (m Message) ActionValues() map[string]string {
 }
 
 // serveAPI answers a Web API method the way Slack does: HTTP 200 with
-// {"ok": false, "error": code} for errors, and 429 for rate limits.
+// {"ok": false, "error": code} for errors, and 429 for rate limits; or
+// fails it with the next fault injected for it (Fail).
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	method := r.PathValue("method")
 	if err := r.ParseForm(); err != nil {
 		writeJSON(w, fail("invalid_form_data"))
 		return
 	}
+	if h, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		r.Form.Set("token", h)
+	}
 	s.mu.Lock()
 	s.calls[method]++
-	if rl := s.limited[method]; rl != nil && rl.calls > 0 {
-		rl.calls--
-		s.mu.Unlock()
-		w.Header().Set("Retry-After", strconv.Itoa(rl.retryAfter))
-		w.WriteHeader(http.StatusTooManyRequests)
-		writeJSON(w, fail("ratelimited"))
+	f, faulted := s.nextFault(method)
+	s.mu.Unlock()
+	if !faulted {
+		writeJSON(w, s.call(method, r.Form))
 		return
 	}
-	s.mu.Unlock()
+	if f.Applied {
+		s.call(method, r.Form) // done, but the caller hears the fault
+	}
+	s.serveFault(w, r, f)
+}
 
+// call does what method asks and returns Slack's answer.
+func (s *Server) call(method string, form url.Values) map[string]any {
 	want := s.BotToken
 	if method == "apps.connections.open" {
 		want = s.AppToken
 	}
-	if code := checkToken(r, want); code != "" {
-		writeJSON(w, fail(code))
-		return
+	if code := checkToken(form, want); code != "" {
+		return fail(code)
 	}
 	switch method {
 	case "auth.test":
-		writeJSON(w, map[string]any{"ok": true, "url": "https://fake.slack.com/", "team": "Fake",
-			"user": "switchboard", "team_id": s.TeamID, "user_id": s.BotUserID, "bot_id": s.BotID})
+		return map[string]any{"ok": true, "url": "https://fake.slack.com/", "team": "Fake",
+			"user": "switchboard", "team_id": s.TeamID, "user_id": s.BotUserID, "bot_id": s.BotID}
 	case "chat.postMessage":
-		writeJSON(w, s.postMessage(r.Form))
+		return s.postMessage(form)
 	case "chat.update":
-		writeJSON(w, s.update(r.Form))
+		return s.update(form)
+	case "chat.delete":
+		return s.delete(form)
 	case "chat.postEphemeral":
-		writeJSON(w, s.postEphemeral(r.Form))
+		return s.postEphemeral(form)
 	case "apps.connections.open":
 		u := "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/link/?ticket=fake&app_id=" + s.AppID
-		writeJSON(w, map[string]any{"ok": true, "url": u})
-	default:
-		if resp, ok := s.historyAPI(method, r.Form); ok {
-			writeJSON(w, resp)
-			return
-		}
-		writeJSON(w, fail("unknown_method"))
+		return map[string]any{"ok": true, "url": u}
 	}
+	if resp, ok := s.historyAPI(method, form); ok {
+		return resp
+	}
+	return fail("unknown_method")
 }
 
 // checkToken returns Slack's error code for a missing or wrong token.
-func checkToken(r *http.Request, want string) string {
-	got := r.Form.Get("token")
-	if h, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		got = h
-	}
+// serveAPI puts a bearer token into the form as "token".
+func checkToken(form url.Values, want string) string {
+	got := form.Get("token")
 	switch {
 	case got == "":
 		return "not_authed"
@@ -352,7 +363,7 @@ func (s *Server) update(f url.Values) map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.byTS[channel+"/"+ts]
-	if m == nil {
+	if m == nil || m.Deleted {
 		return fail("message_not_found")
 	}
 	// Like Slack, a field left out keeps its old value.
@@ -364,6 +375,18 @@ func (s *Server) update(f url.Values) map[string]any {
 	}
 	m.Versions = append(m.Versions, Version{Text: m.Text, Blocks: m.Blocks})
 	return map[string]any{"ok": true, "channel": channel, "ts": ts, "text": m.Text, "message": s.wire(m)}
+}
+
+func (s *Server) delete(f url.Values) map[string]any {
+	channel, ts := f.Get("channel"), f.Get("ts")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.byTS[channel+"/"+ts]
+	if m == nil || m.Deleted {
+		return fail("message_not_found")
+	}
+	m.Deleted = true
+	return map[string]any{"ok": true, "channel": channel, "ts": ts}
 }
 
 func (s *Server) postEphemeral(f url.Values) map[string]any {

@@ -95,3 +95,66 @@ func TestWebAPI(t *testing.T) {
 		t.Errorf("%d calls recorded, want 2", n)
 	}
 }
+
+// Faults are served in order, per method and for any method, before or
+// after the call is done; Heal ends them.
+func TestFaults(t *testing.T) {
+	s := NewServer()
+	defer s.Close()
+	ctx := context.Background()
+	api := slack.New(s.BotToken, slack.OptionAPIURL(s.APIURL()))
+	post := func() error {
+		_, _, err := api.PostMessageContext(ctx, "C1", slack.MsgOptionText("hi", false), slack.MsgOptionTS("1.1"))
+		return err
+	}
+
+	s.Fail("chat.postMessage", 1, ServerError(502))
+	s.Fail("chat.postMessage", 1, SlackError("internal_error"))
+	s.Fail("chat.postMessage", 1, Dropped)
+	s.Fail("chat.postMessage", 1, RateLimited(4))
+	want := []string{"502 Bad Gateway", "internal_error", "EOF", "retry after 4s"}
+	for _, w := range want {
+		if err := post(); err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("got %v, want %s", err, w)
+		}
+	}
+	var sc slack.StatusCodeError
+	s.Fail("chat.postMessage", 1, ServerError(503))
+	if err := post(); !errors.As(err, &sc) || sc.Code != 503 {
+		t.Errorf("503: %v", err)
+	}
+	if n := len(s.Messages("C1", "1.1")); n != 0 || s.Pending("chat.postMessage") != 0 {
+		t.Fatalf("%d messages posted by failed calls, %d faults left", n, s.Pending("chat.postMessage"))
+	}
+
+	// After doing it: the post is made, the caller hears a 500.
+	s.Fail("chat.postMessage", 1, ServerError(500).AfterDoing())
+	if err := post(); err == nil {
+		t.Error("no error")
+	}
+	if n := len(s.Messages("C1", "1.1")); n != 1 {
+		t.Errorf("%d messages after a fault after doing it, want 1", n)
+	}
+	// The bot's own replies are in conversations.replies, and go with
+	// chat.delete.
+	msgs, _, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: "C1", Timestamp: "1.1"})
+	if err != nil || len(msgs) != 1 || msgs[0].User != s.BotUserID {
+		t.Errorf("replies %+v, %v", msgs, err)
+	}
+	if _, _, err := api.DeleteMessageContext(ctx, "C1", msgs[0].Timestamp); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Messages("C1", "1.1")); n != 0 || !s.AllMessages()[0].Deleted {
+		t.Errorf("%d messages after chat.delete", n)
+	}
+
+	// Any method, until healed.
+	s.Fail(AnyMethod, -1, SlackError("service_unavailable"))
+	if _, err := api.AuthTestContext(ctx); err == nil || s.Pending(AnyMethod) != -1 {
+		t.Errorf("auth.test while every method fails: %v", err)
+	}
+	s.Heal(AnyMethod)
+	if err := post(); err != nil {
+		t.Errorf("after Heal: %v", err)
+	}
+}
