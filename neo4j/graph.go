@@ -24,6 +24,7 @@ import (
 	"time"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
 
 	"github.com/switchboard/switchboard/graphwalk"
 	"github.com/switchboard/switchboard/migrations"
@@ -35,6 +36,9 @@ const (
 	DefaultMaxRows         = 50
 	DefaultCacheTTL        = 5 * time.Minute
 	DefaultMaxSchemaLabels = 30
+	DefaultReadBudget      = 5 * time.Second
+	DefaultCircuitFailures = 3
+	DefaultCircuitCooldown = 30 * time.Second
 )
 
 // Config says how to reach Neo4j. cmd/bot fills it from flags and the
@@ -57,6 +61,19 @@ type Config struct {
 	// to the Cypher writer is trimmed to what the question mentions. Zero
 	// means 30.
 	MaxSchemaLabels int
+	// ReadBudget bounds how long one read may spend reaching a server that
+	// does not answer: connecting, waiting for a pooled connection and
+	// retrying. A graph question gives up at its first read that could not
+	// reach the server (see reach). Zero means 5s.
+	ReadBudget time.Duration
+	// CircuitFailures is how many reads in a row that could not reach the
+	// server open the circuit: reads then fail at once, without touching
+	// the network, for CircuitCooldown, after which one probe read is let
+	// through. Zero means 3; negative turns the breaker off.
+	CircuitFailures int
+	// CircuitCooldown is how long an open circuit waits before a probe.
+	// Zero means 30s.
+	CircuitCooldown time.Duration
 	// Logger hears about refused Cypher and the retriever's fallbacks;
 	// nil discards.
 	Logger *slog.Logger
@@ -67,7 +84,12 @@ type Graph struct {
 	drv neo4jdrv.DriverWithContext
 	cfg Config
 	log *slog.Logger
-	now func() time.Time
+	// now and sleep are the clock of the read budget, the circuit breaker
+	// and the schema cache; tests replace them.
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
+
+	circuit *circuit // nil: no breaker
 
 	names graphwalk.IndexCache // entity names, for MatchEntities and the walk
 
@@ -95,11 +117,28 @@ func Open(ctx context.Context, cfg Config) (*Graph, error) {
 	if cfg.MaxSchemaLabels <= 0 {
 		cfg.MaxSchemaLabels = DefaultMaxSchemaLabels
 	}
+	if cfg.ReadBudget <= 0 {
+		cfg.ReadBudget = DefaultReadBudget
+	}
+	if cfg.CircuitFailures == 0 {
+		cfg.CircuitFailures = DefaultCircuitFailures
+	}
+	if cfg.CircuitCooldown <= 0 {
+		cfg.CircuitCooldown = DefaultCircuitCooldown
+	}
 	auth := neo4jdrv.NoAuth()
 	if cfg.User != "" {
 		auth = neo4jdrv.BasicAuth(cfg.User, cfg.Password, "")
 	}
-	drv, err := neo4jdrv.NewDriverWithContext(cfg.URI, auth)
+	drv, err := neo4jdrv.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
+		// The driver's defaults wait up to 5 s for a TCP connection and a
+		// minute for a pooled one; a read has ReadBudget for all of it.
+		// Writes keep the driver's retries (MaxTransactionRetryTime):
+		// imports are worth waiting for, questions are not, and reads do
+		// not use the driver's retries (see reach).
+		c.SocketConnectTimeout = cfg.ReadBudget
+		c.ConnectionAcquisitionTimeout = cfg.ReadBudget
+	})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: open %s: %w", cfg.URI, err)
 	}
@@ -111,7 +150,26 @@ func Open(ctx context.Context, cfg Config) (*Graph, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Graph{drv: drv, cfg: cfg, log: log, now: time.Now}, nil
+	g := &Graph{drv: drv, cfg: cfg, log: log, now: time.Now, sleep: sleepCtx}
+	if cfg.CircuitFailures > 0 {
+		g.circuit = &circuit{failures: cfg.CircuitFailures, cooldown: cfg.CircuitCooldown, state: CircuitClosed,
+			now: func() time.Time { return g.now() }, onChange: g.circuitChanged}
+	}
+	return g, nil
+}
+
+// circuitChanged logs the breaker's moves; it runs with the breaker's
+// lock held, so it only logs.
+func (g *Graph) circuitChanged(s CircuitState) {
+	switch s {
+	case CircuitOpen:
+		g.log.Warn("neo4j: circuit open: graph reads fail at once until a probe succeeds",
+			"failures", g.cfg.CircuitFailures, "cooldown", g.cfg.CircuitCooldown)
+	case CircuitHalfOpen:
+		g.log.Info("neo4j: circuit half-open: probing the server")
+	case CircuitClosed:
+		g.log.Info("neo4j: circuit closed: the server answers again")
+	}
 }
 
 // Close releases the driver's connections.
@@ -135,21 +193,25 @@ func (g *Graph) session(ctx context.Context, mode neo4jdrv.AccessMode) neo4jdrv.
 
 // read runs one of this package's own read queries and returns all its
 // records. The queries are written here, never by a model, so they only
-// get the read-access session and the timeout, not the guard.
+// get the read-access session and the timeout, not the guard. It is an
+// auto-commit query rather than ExecuteRead, whose retries would run for
+// 30 s on a server that is down: reach retries it within ReadBudget.
 func (g *Graph) read(ctx context.Context, cypher string, params map[string]any) ([]*neo4jdrv.Record, error) {
-	s := g.session(ctx, neo4jdrv.AccessModeRead)
-	defer s.Close(ctx)
-	recs, err := s.ExecuteRead(ctx, func(tx neo4jdrv.ManagedTransaction) (any, error) {
-		res, err := tx.Run(ctx, cypher, params)
+	var recs []*neo4jdrv.Record
+	err := g.reach(ctx, true, func(ctx context.Context) error {
+		s := g.session(ctx, neo4jdrv.AccessModeRead)
+		defer s.Close(ctx)
+		res, err := s.Run(ctx, cypher, params, neo4jdrv.WithTxTimeout(g.cfg.QueryTimeout))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return res.Collect(ctx)
-	}, neo4jdrv.WithTxTimeout(g.cfg.QueryTimeout))
+		recs, err = res.Collect(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	return recs.([]*neo4jdrv.Record), nil
+	return recs, nil
 }
 
 // write runs work in one write transaction, retried by the driver on

@@ -101,7 +101,9 @@ func lex(q string) ([]token, error) {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			i++
 		case strings.HasPrefix(q[i:], "//"):
-			end := strings.IndexByte(q[i:], '\n')
+			// Neo4j ends a line comment at a carriage return as well as at
+			// a line feed: "// x\rCREATE (n)" is a write.
+			end := strings.IndexAny(q[i:], "\r\n")
 			if end < 0 {
 				i = len(q)
 			} else {
@@ -186,9 +188,16 @@ func isIdentPart(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9')
 // lexNumber returns the end of the number starting at i: digits, an
 // optional fraction with at least one digit, an optional exponent, or a
 // 0x/0o prefixed integer. A letter right after a number starts the next
-// token, so "1.CREATE" hides nothing.
+// token, so "1.CREATE" hides nothing. Cypher allows an underscore between
+// decimal digits (1_000_000); it is part of the number here, so that the
+// LIMIT and range() rules see the whole of it.
 func lexNumber(q string, i int) int {
-	isDigit := func(j int) bool { return j < len(q) && q[j] >= '0' && q[j] <= '9' }
+	isDigit := func(j int) bool {
+		if j < len(q) && q[j] == '_' && j > i && q[j-1] >= '0' && q[j-1] <= '9' {
+			j++ // 1_000: an underscore between two digits
+		}
+		return j < len(q) && q[j] >= '0' && q[j] <= '9'
+	}
 	if q[i] == '0' && i+1 < len(q) && (q[i+1] == 'x' || q[i+1] == 'o') {
 		j := i + 2
 		for j < len(q) && (isDigit(j) || (q[j] >= 'a' && q[j] <= 'f') || (q[j] >= 'A' && q[j] <= 'F')) {
@@ -231,6 +240,12 @@ func isPropertyKey(toks []token, i int) bool {
 	return p.kind == tokWord || p.kind == tokQuoted || (p.kind == tokPunct && (p.text == ")" || p.text == "]"))
 }
 
+// maxQueryBytes bounds the query the guard reads, and so its own work
+// (some rules look at each call's arguments: quadratic in nesting). A
+// generated query is a few hundred bytes; llm.Brain refuses replies over
+// 4000 characters, which this allows in any script.
+const maxQueryBytes = 16_000
+
 // guard checks a generated query and returns the text to run: the query
 // with trailing semicolons dropped and a LIMIT of at most maxRows on
 // every part of it that returns rows. It returns *RefusedError for
@@ -252,6 +267,9 @@ func guard(q string, maxRows int) (string, error) {
 	}
 	if !utf8.ValidString(q) {
 		return "", refuse("not valid UTF-8")
+	}
+	if len(q) > maxQueryBytes {
+		return "", refuse("longer than %d bytes", maxQueryBytes)
 	}
 	toks, err := lex(q)
 	if err != nil {
@@ -313,6 +331,9 @@ func guard(q string, maxRows int) (string, error) {
 		}
 	}
 
+	if why := checkMemory(toks, newBrackets(toks, depth)); why != "" {
+		return "", refuse("%s", why)
+	}
 	return withLimit(q, toks, depth, maxRows, refuse)
 }
 
@@ -398,4 +419,263 @@ func withLimit(q string, toks []token, depth []int, maxRows int, refuse func(str
 		out = out[:e.start] + e.text + out[e.end:]
 	}
 	return out, nil
+}
+
+// The memory rules. Neo4j bounds the memory of what it tracks (collect,
+// DISTINCT, ORDER BY, aggregation) with the transaction memory limits
+// (db.memory.transaction.max), and a query over them fails with
+// MemoryPoolOutOfMemoryError. Values built inside one expression are not
+// tracked (measured on 5.26 with the limits set):
+// RETURN size(reduce(s = 'xxxxxxxx', i IN range(1, 40) | s + s)) asks for
+// a string of 8 TiB and runs the heap out in seconds, and the transaction
+// timeout does not stop an expression half way.
+//
+// The guard cannot bound expression memory in general (a chain of
+// WITH s + s AS s clauses doubles too, and so does a comprehension nested
+// in another; the server's heap is the last bound for those), but it
+// refuses the forms that grow a value exponentially within one expression
+// or iterate over a huge literal range, the short ways to build one:
+//
+//   - reduce(acc = init, x IN list | step): acc may appear in step at
+//     most once and not inside brackets or a function call, so that each
+//     step adds to acc (acc + x.amount, acc + ' ' + n.name) rather than
+//     multiplying it (acc + acc, replace(acc, …), [acc, acc]);
+//   - range(): its bounds are integer literals spanning at most
+//     maxRangeElements values, or come from size()/length() of a value
+//     that already exists (range(0, size(nodes(p)) - 1));
+//   - replace() that can lengthen its input (its replacement is not a
+//     string literal at most as long as a non-empty literal search
+//     string) may not contain another such replace().
+//
+// Refusing costs a fallback to the walk; reduce and range are rare in
+// questions about a knowledge graph.
+
+// maxRangeElements bounds a literal range(): enough for years, months or
+// a top-N, far too few to build anything large.
+const maxRangeElements = 10_000
+
+// checkMemory returns why the query is refused by the memory rules, or "".
+func checkMemory(toks []token, b brackets) string {
+	for i, t := range toks {
+		if !isCall(toks, i) {
+			continue
+		}
+		var why string
+		switch strings.ToLower(t.text) {
+		case "reduce":
+			why = checkReduce(toks, b, i)
+		case "range":
+			why = checkRange(toks, b, i)
+		case "replace":
+			if growingReplace(toks, b, i) {
+				end := b.match[i+1]
+				for j := i + 2; j < end; j++ {
+					if isCall(toks, j) && strings.EqualFold(toks[j].text, "replace") && growingReplace(toks, b, j) {
+						why = "nests replace() calls that lengthen a string (the result can grow exponentially)"
+						break
+					}
+				}
+			}
+		}
+		if why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// isCall reports whether toks[i] names a function being called: a word
+// or `quoted` name (Neo4j accepts `range`(1, 3)) followed by "(".
+func isCall(toks []token, i int) bool {
+	return (toks[i].kind == tokWord || toks[i].kind == tokQuoted) && i+1 < len(toks) &&
+		toks[i+1].kind == tokPunct && toks[i+1].text == "("
+}
+
+// brackets describes the bracket structure of a query's tokens: depth
+// as guard computes it, and for each opening bracket the index of the one
+// closing it (len(toks) if none), so that a call's end is found in one
+// step rather than by a scan.
+type brackets struct {
+	depth []int
+	match []int
+}
+
+func newBrackets(toks []token, depth []int) brackets {
+	b := brackets{depth: depth, match: make([]int, len(toks))}
+	var open []int
+	for i, t := range toks {
+		b.match[i] = len(toks)
+		if t.kind != tokPunct {
+			continue
+		}
+		switch t.text {
+		case "(", "[", "{":
+			open = append(open, i)
+		case ")", "]", "}":
+			if n := len(open); n > 0 {
+				b.match[open[n-1]] = i
+				open = open[:n-1]
+			}
+		}
+	}
+	return b
+}
+
+// args splits the arguments of the call whose "(" is at open: the token
+// ranges [from, to) between top-level commas.
+func args(toks []token, b brackets, open int) [][2]int {
+	end := b.match[open]
+	var out [][2]int
+	from := open + 1
+	for j := open + 1; j <= end; j++ {
+		if j == end || (b.depth[j] == b.depth[open]+1 && toks[j].kind == tokPunct && toks[j].text == ",") {
+			if j > from {
+				out = append(out, [2]int{from, j})
+			}
+			from = j + 1
+		}
+	}
+	return out
+}
+
+// checkReduce applies the reduce() rule to the call at i.
+func checkReduce(toks []token, b brackets, i int) string {
+	open := i + 1
+	end := b.match[open]
+	inner := b.depth[open] + 1
+	if open+2 >= end || (toks[open+1].kind != tokWord && toks[open+1].kind != tokQuoted) || toks[open+2].kind != tokPunct || toks[open+2].text != "=" {
+		return "reduce() that the guard cannot read"
+	}
+	acc := toks[open+1].text
+	bar := -1
+	for j := open + 3; j < end; j++ {
+		if b.depth[j] == inner && toks[j].kind == tokPunct && toks[j].text == "|" {
+			bar = j
+			break
+		}
+	}
+	if bar < 0 {
+		return "reduce() that the guard cannot read"
+	}
+	uses := 0
+	for j := bar + 1; j < end; j++ {
+		tj := toks[j]
+		if (tj.kind != tokWord && tj.kind != tokQuoted) || tj.text != acc || isPropertyKey(toks, j) {
+			continue
+		}
+		uses++
+		if uses > 1 || b.depth[j] != inner {
+			return "reduce() whose step uses its accumulator " + acc + " more than once or inside a call or brackets (it can grow exponentially)"
+		}
+	}
+	return ""
+}
+
+// checkRange applies the range() rule to the call at i.
+func checkRange(toks []token, b brackets, i int) string {
+	as := args(toks, b, i+1)
+	if len(as) < 2 || len(as) > 3 {
+		return "range() that the guard cannot read"
+	}
+	var lit [3]int64
+	literal := true
+	for k, a := range as {
+		n, isLit, ok := rangeBound(toks, b, a[0], a[1])
+		if !ok || (k == 2 && !isLit) {
+			return "range() whose bounds are not integer literals or size()/length() of a value"
+		}
+		lit[k], literal = n, literal && isLit
+	}
+	if !literal {
+		return "" // bounded by the size of a value that exists already
+	}
+	step := int64(1)
+	if len(as) == 3 {
+		step = lit[2]
+	}
+	start, stop := lit[0], lit[1]
+	var n uint64
+	switch {
+	case step > 0 && stop >= start:
+		n = (uint64(stop)-uint64(start))/uint64(step) + 1
+	case step < 0 && stop <= start:
+		n = (uint64(start)-uint64(stop))/uint64(-step) + 1
+	}
+	if n > maxRangeElements {
+		return fmt.Sprintf("range() of %d values (at most %d)", n, maxRangeElements)
+	}
+	return ""
+}
+
+// rangeBound reads one bound of range() in toks[from:to]: a signed
+// integer literal (isLit), or size(…)/length(…) plus or minus one. ok is
+// false for anything else.
+func rangeBound(toks []token, b brackets, from, to int) (n int64, isLit, ok bool) {
+	sign := int64(1)
+	if from < to && toks[from].kind == tokPunct && (toks[from].text == "-" || toks[from].text == "+") {
+		if toks[from].text == "-" {
+			sign = -1
+		}
+		from++
+	}
+	if to-from == 1 && toks[from].kind == tokNumber {
+		v, err := strconv.ParseInt(toks[from].text, 0, 64) // 0x1F, 0o17, 1_000 as Cypher writes them
+		if err != nil {
+			return 0, false, false
+		}
+		return sign * v, true, true
+	}
+	if sign != 1 || to-from < 3 || !isCall(toks, from) {
+		return 0, false, false
+	}
+	switch strings.ToLower(toks[from].text) {
+	case "size", "length":
+	default:
+		return 0, false, false
+	}
+	end := b.match[from+1]
+	switch rest := to - (end + 1); {
+	case rest == 0:
+	case rest == 2 && toks[end+1].kind == tokPunct && (toks[end+1].text == "-" || toks[end+1].text == "+") && toks[end+2].kind == tokNumber:
+	default:
+		return 0, false, false
+	}
+	return 0, false, true
+}
+
+// growingReplace reports whether the replace() call at i can lengthen its
+// input: unless its search and replacement are string literals, the
+// search non-empty and the replacement no longer, it can.
+func growingReplace(toks []token, b brackets, i int) bool {
+	as := args(toks, b, i+1)
+	if len(as) != 3 {
+		return true
+	}
+	search, repl := as[1], as[2]
+	if search[1]-search[0] != 1 || repl[1]-repl[0] != 1 {
+		return true
+	}
+	s, r := toks[search[0]], toks[repl[0]]
+	if s.kind != tokString || r.kind != tokString {
+		return true
+	}
+	// Lengths as Java counts them (UTF-16 units), since that is what a
+	// replacement multiplies. A literal with an escape is not measured:
+	// '\u0041' is six characters here and one in Neo4j.
+	if strings.ContainsRune(s.text, '\\') || strings.ContainsRune(r.text, '\\') {
+		return true
+	}
+	return s.text == "" || utf16Len(r.text) > utf16Len(s.text)
+}
+
+// utf16Len is the length of s in UTF-16 code units.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xFFFF {
+			n++ // a surrogate pair
+		}
+	}
+	return n
 }

@@ -78,6 +78,10 @@ func TestGuardRefuses(t *testing.T) {
 		{"CYPHER runtime=slotted MATCH (n) RETURN n", "CYPHER"},
 		{"SHOW USERS", "SHOW"},
 		{"MATCH (n) RETURN n {.start} AS x", "START"}, // stricter than Cypher, on purpose
+		// Neo4j ends a line comment at a carriage return too.
+		{"// comment\rCREATE (n)", "writes (CREATE)"},
+		{"MATCH (n) // x\rCREATE (m)\nRETURN n.name", "writes (CREATE)"},
+		{"MATCH (n) RETURN n.name // x\r; MATCH (m) DETACH DELETE m", "more than one statement"},
 	} {
 		got, err := guard(tc.in, 50)
 		if tc.reason == "" {
@@ -97,8 +101,61 @@ func TestGuardRefuses(t *testing.T) {
 	}
 }
 
-// FuzzGuard checks that the guard never panics and that what it lets
-// through contains no write keyword outside strings and comments.
+// TestGuardMemory pins the memory rules: the forms that build a huge value
+// inside one expression, where Neo4j's memory tracking does not see it,
+// are refused; the ordinary uses of reduce, range and replace are not.
+func TestGuardMemory(t *testing.T) {
+	for _, q := range []string{
+		"MATCH p = (a:Supplier)-[:SUPPLIES*1..3]->(b) RETURN reduce(total = 0, r IN relationships(p) | total + coalesce(r.amount, 0)) AS total",
+		"MATCH p = (a)-[*1..3]->(b) RETURN reduce(s = '', n IN nodes(p) | s + n.name + ' -> ') AS route",
+		"RETURN reduce(s = 0, x IN [1, 2, 3] | s + x * 2) AS n, reduce(s = 1, x IN [y IN [1, 2] | y + 1] | s * x) AS m",
+		"UNWIND range(2019, 2024) AS year RETURN year",
+		"UNWIND range(1, 10_000) AS i RETURN count(i) AS n",
+		"UNWIND range(10, 0, -2) AS i RETURN i",
+		"MATCH p = (a)-[*1..4]->(b) UNWIND range(0, size(nodes(p)) - 1) AS i RETURN nodes(p)[i].name AS name",
+		"MATCH p = (a)-[*1..4]->(b) RETURN [i IN range(0, length(p)) | nodes(p)[i].name] AS names",
+		"MATCH (c:Customer) WHERE toLower(replace(replace(c.name, '.', ''), ', ', ' ')) CONTAINS 'acme' RETURN c.name",
+		"MATCH (c:Customer) RETURN replace(c.name, ' ', ' - ') AS name",
+		"MATCH (c:Customer) RETURN replace(replace(c.name, '', 'a'), 'b', 'c') AS name", // one growing replace only
+		"MATCH (n) RETURN n.range AS r, n.reduce AS s, n.replace AS t",
+	} {
+		if _, err := guard(q, 50); err != nil {
+			t.Errorf("guard(%q) refused: %v", q, err)
+		}
+	}
+	for _, tc := range []struct{ in, reason string }{
+		{"RETURN size(reduce(s='xxxxxxxx', i IN range(1,40) | s+s))", "reduce() whose step uses its accumulator s more than once"},
+		{"RETURN REDUCE(s = 'x', i IN [1, 2] | s + s) AS n", "reduce()"},
+		{"RETURN reduce(s = 'x', i IN range(1, 40) | replace(s, 'x', 'xx')) AS n", "reduce()"},
+		{"RETURN size(reduce(l = [1], i IN range(1, 40) | [l, l])) AS n", "reduce()"},
+		{"RETURN reduce(`s` = 'x', i IN [1, 2] | `s` + s) AS n", "reduce()"},
+		{"RETURN reduce(s = 'x', i IN [1, 2] | CASE WHEN i > 1 THEN s + s ELSE s END) AS n", "reduce()"},
+		{"RETURN reduce(s, i IN [1] | s) AS n", "cannot read"},
+		{"RETURN size([x IN range(1, 50000000) | x]) AS n", "range() of 50000000 values"},
+		{"UNWIND range(1, 1_000_000_000) AS x RETURN count(x) AS n", "range() of 1000000000 values"},
+		{"RETURN size(range(0, 0x7fffffff)) AS n", "range() of"},
+		{"UNWIND range(10000, -10000, -1) AS x RETURN count(x) AS n", "range() of 20001 values"},
+		{"RETURN size(`range`(1, 100000)) AS n", "range() of"},
+		{"RETURN size(range(1, toInteger('1000000000'))) AS n", "bounds are not integer literals"},
+		{"RETURN size(range(1, 10, $step)) AS n", "bounds are not integer literals"},
+		{"RETURN size(range(1, 10 * 1000 * 1000)) AS n", "bounds are not integer literals"},
+		{"RETURN size(replace(replace('xxxxxxxx', 'x', 'xxxxxxxx'), 'x', 'xxxxxxxx')) AS n", "nests replace()"},
+		{"MATCH (c) RETURN replace(replace(c.name, '', 'a'), 'b', 'cc') AS n", "nests replace()"},
+		{"MATCH (c) RETURN replace('ab', 'a', replace(c.name, 'x', 'yy')) AS n", "nests replace()"},
+		{"MATCH (c) RETURN replace(replace(c.name, 'x', 'yy'), 'é', 'xx') AS n", "nests replace()"},     // é is one unit, not two bytes
+		{`MATCH (c) RETURN replace(replace(c.name, 'x', 'yy'), '\u0041', 'B') AS n`, "nests replace()"}, // an escape is not measured
+	} {
+		got, err := guard(tc.in, 50)
+		var r *RefusedError
+		if !errors.As(err, &r) || !strings.Contains(r.Reason, tc.reason) {
+			t.Errorf("guard(%q) = %q, %v; want a refusal mentioning %q", tc.in, got, err, tc.reason)
+		}
+	}
+}
+
+// FuzzGuard checks that the guard never panics, that what it lets through
+// contains no write keyword outside strings and comments, and that
+// between the tokens it saw there is nothing Neo4j would read as code.
 func FuzzGuard(f *testing.F) {
 	for _, s := range []string{"MATCH (n) RETURN n", "CREATE (n)", "MATCH (n) WHERE n.x = 'a\\'b' RETURN n /* c */",
 		"CALL { MATCH (n) RETURN n } RETURN n UNION MATCH (m) RETURN m", "`a``b`", "RETURN 1.e5"} {
@@ -113,6 +170,11 @@ func FuzzGuard(f *testing.F) {
 		if err != nil {
 			t.Fatalf("guard output %q does not lex: %v", out, err)
 		}
+		for k := 0; k+1 < len(toks); k++ {
+			if gap := out[toks[k].end:toks[k+1].start]; !blankToNeo4j(gap) {
+				t.Fatalf("guard let %q through in %q: Neo4j reads code in %q", out, q, gap)
+			}
+		}
 		for i, tok := range toks {
 			if tok.kind == tokWord && !isPropertyKey(toks, i) {
 				if _, bad := forbidden[strings.ToUpper(tok.text)]; bad {
@@ -121,4 +183,32 @@ func FuzzGuard(f *testing.F) {
 			}
 		}
 	})
+}
+
+// blankToNeo4j reports whether Neo4j reads gap, the text between two
+// tokens, as whitespace and comments only. It is written from Neo4j's
+// rules (a line comment ends at "\n" or "\r"), not from lex, so that a
+// lexer that hides code in a comment is caught.
+func blankToNeo4j(gap string) bool {
+	for i := 0; i < len(gap); {
+		switch {
+		case strings.HasPrefix(gap[i:], "//"):
+			n := strings.IndexAny(gap[i:], "\r\n")
+			if n < 0 {
+				return true
+			}
+			i += n
+		case strings.HasPrefix(gap[i:], "/*"):
+			n := strings.Index(gap[i+2:], "*/")
+			if n < 0 {
+				return false
+			}
+			i += 2 + n + 2
+		case strings.ContainsRune(" \t\r\n\f\v", rune(gap[i])):
+			i++
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
@@ -26,18 +25,26 @@ type table struct {
 //     REMOVE, DROP, FOREACH, …), LOAD CSV, USE, CALL … IN TRANSACTIONS,
 //     several statements, APOC and dbms.* anything, and CALLs of
 //     procedures other than db.labels, db.relationshipTypes,
-//     db.propertyKeys and db.schema.*. It appends a LIMIT (see guard).
+//     db.propertyKeys and db.schema.*. It appends a LIMIT (see guard),
+//     and refuses the forms that build a huge value inside one
+//     expression, which Neo4j's memory limits do not see (see
+//     checkMemory).
 //  2. The planner: EXPLAIN of the query, in a read session, must report
 //     the statement type read-only ("r").
 //  3. The query itself runs in a read-access session, where the server
 //     refuses any write, with a transaction timeout of
 //     Config.QueryTimeout.
 //
+// The server bounds what the query may allocate with its transaction
+// memory limits (README, Production stores): past them it fails with
+// Neo.TransientError.General.MemoryPoolOutOfMemoryError.
+//
 // A refused query returns a *RefusedError and is logged; it has not run
-// (or, refused by layer 3, ran and was stopped at its first write). Any
-// other error is the database's (a syntax error, a timeout, a type
-// error): its message, for a repair, is in the driver's wrapped
-// *Neo4jError (github.com/neo4j/neo4j-go-driver/v5/neo4j).
+// (or, refused by layer 3, ran and was stopped at its first write). A
+// server that cannot be reached gives an *UnavailableError (see reach).
+// Any other error is the database's (a syntax error, a timeout, a type
+// error, a memory limit): its message, for a repair, is in the driver's
+// wrapped *Neo4jError (github.com/neo4j/neo4j-go-driver/v5/neo4j).
 func (g *Graph) RunReadOnly(ctx context.Context, cypher string, params map[string]any) ([]map[string]any, error) {
 	t, err := g.runReadOnly(ctx, cypher, params)
 	if err != nil {
@@ -62,13 +69,15 @@ func (g *Graph) runReadOnly(ctx context.Context, cypher string, params map[strin
 		g.refused(err)
 		return table{}, err
 	}
-	// The transaction timeout is enforced by the server; this deadline
-	// covers a server or network that stops answering altogether.
-	ctx, cancel := context.WithTimeout(ctx, 2*g.cfg.QueryTimeout+5*time.Second)
-	defer cancel()
+	// The transaction timeout is enforced by the server; reach adds a
+	// deadline for a server or network that stops answering altogether.
 	s := g.session(ctx, neo4jdrv.AccessModeRead)
 	defer s.Close(ctx)
-	if err := g.explain(ctx, s, q, params); err != nil {
+	// EXPLAIN runs nothing, so it may be retried like the package's own
+	// reads; a pooled connection that died with a restarted server is
+	// replaced there.
+	err = g.reach(ctx, true, func(ctx context.Context) error { return g.explain(ctx, s, q, params) })
+	if err != nil {
 		var refused *RefusedError
 		if errors.As(err, &refused) {
 			refused.Query = cypher
@@ -77,7 +86,14 @@ func (g *Graph) runReadOnly(ctx context.Context, cypher string, params map[strin
 		}
 		return table{}, fmt.Errorf("neo4j: explain generated Cypher: %w", err)
 	}
-	t, err := g.execute(ctx, s, q, params)
+	// The query itself runs once: if the connection broke while it ran,
+	// the query may be what broke the server.
+	var t table
+	err = g.reach(ctx, false, func(ctx context.Context) error {
+		var err error
+		t, err = g.execute(ctx, s, q, params)
+		return err
+	})
 	var neoErr *neo4jdrv.Neo4jError
 	if errors.As(err, &neoErr) && neoErr.Code == "Neo.ClientError.Statement.AccessMode" {
 		// The planner said read-only and the server found a write: a

@@ -41,9 +41,9 @@ var _ agent.Retriever = (*GraphRetriever)(nil)
 // than a summary (DESIGN.md rule 4).
 //
 // Without a Writer, and whenever the Cypher path gives nothing (an empty
-// result, a refused query, a second failure, a writer that fails or has
-// no query), it walks the entity neighbourhood exactly as
-// sqlite.GraphRetriever does:
+// result, a refused query, a second failure, a query the server stopped
+// for its memory, a writer that fails or has no query), it walks the
+// entity neighbourhood exactly as sqlite.GraphRetriever does:
 //
 //  1. Rankings. "top 3 customers", "5 largest suppliers": the label's
 //     nodes ordered by a numeric property the question names, else the
@@ -88,7 +88,10 @@ func (r *GraphRetriever) log() *slog.Logger {
 // is given req.Question (the standalone question) and the walk req.Query;
 // each falls back to the other when empty. Finding nothing is not an
 // error. Errors are the database's: a graph that cannot be read fails the
-// retrieval.
+// retrieval. A server that cannot be reached within Config.ReadBudget, or
+// whose circuit is open, fails it with an *UnavailableError (errors.Is
+// ErrUnavailable), which carries an *agent.Error telling the asker that
+// the knowledge graph is unavailable.
 func (r *GraphRetriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Document, error) {
 	query, question := strings.TrimSpace(req.Query), strings.TrimSpace(req.Question)
 	if query == "" {
@@ -162,7 +165,18 @@ func (r *GraphRetriever) cypher(ctx context.Context, question string) (agent.Doc
 			return cypherDocument(t), true, nil
 		case errors.As(err, &refused):
 			return agent.Document{}, false, nil // logged by runReadOnly
-		case errors.As(err, &neoErr) && neoErr.Classification() == "ClientError" && ctx.Err() == nil:
+		case ctx.Err() != nil || errors.Is(err, ErrUnavailable):
+			// Nothing to fall back to: the walk reads the same server.
+			return agent.Document{}, false, err
+		case errors.As(err, &neoErr) && neoErr.Classification() == "TransientError":
+			// The server is up but would not finish this query: it hit the
+			// transaction memory limit (MemoryPoolOutOfMemoryError), the
+			// heap (OutOfMemoryError) or was terminated. A repair would
+			// likely be as big; the walk's small reads can still answer.
+			r.log().WarnContext(ctx, "neo4j: generated Cypher was stopped by the server; walking the graph", "attempt", attempt, "code", neoErr.Code)
+			r.log().DebugContext(ctx, "neo4j: generated Cypher was stopped by the server", "cypher", q, "err", neoErr.Msg)
+			return agent.Document{}, false, nil
+		case errors.As(err, &neoErr) && neoErr.Classification() == "ClientError":
 			// The query is wrong (syntax, types, too slow), not the
 			// database: worth one repair.
 			r.log().InfoContext(ctx, "neo4j: generated Cypher failed; asking for a repair", "attempt", attempt, "code", neoErr.Code)

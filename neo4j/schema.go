@@ -82,64 +82,78 @@ func (g *Graph) Schema(ctx context.Context) (*Schema, error) {
 // not scan the whole store and also yields an example value per property
 // (the writer needs to see that revenue is text like "$1.2M" to know it
 // cannot sort on it).
+//
+// It is an explicit transaction, not ExecuteRead, for the reason given at
+// Graph.read: reach bounds its retries.
 func (g *Graph) introspect(ctx context.Context) (*Schema, error) {
-	sess := g.session(ctx, neo4jdrv.AccessModeRead)
-	defer sess.Close(ctx)
-	out, err := sess.ExecuteRead(ctx, func(tx neo4jdrv.ManagedTransaction) (any, error) {
-		s := &Schema{}
-		labels, err := names(ctx, tx, `CALL db.labels() YIELD label RETURN label`)
+	var s *Schema
+	err := g.reach(ctx, true, func(ctx context.Context) error {
+		sess := g.session(ctx, neo4jdrv.AccessModeRead)
+		defer sess.Close(ctx)
+		tx, err := sess.BeginTransaction(ctx, neo4jdrv.WithTxTimeout(g.cfg.QueryTimeout))
 		if err != nil {
-			return nil, fmt.Errorf("labels: %w", err)
+			return err
 		}
-		for _, l := range labels {
-			if l == entityLabel || strings.HasPrefix(l, "_") {
-				continue
-			}
-			info := LabelInfo{Name: l}
-			recs, err := run(ctx, tx, `MATCH (n:`+quote(l)+`) RETURN count(n)`, nil)
-			if err != nil {
-				return nil, fmt.Errorf("count %s: %w", l, err)
-			}
-			if len(recs) == 1 {
-				info.Count, _ = recs[0].Values[0].(int64)
-			}
-			if info.Count == 0 {
-				continue
-			}
-			if info.Props, err = propInfo(ctx, tx, `MATCH (x:`+quote(l)+`)`, reservedNodeProps); err != nil {
-				return nil, fmt.Errorf("properties of %s: %w", l, err)
-			}
-			s.Labels = append(s.Labels, info)
-		}
-		types, err := names(ctx, tx, `CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType`)
-		if err != nil {
-			return nil, fmt.Errorf("relationship types: %w", err)
-		}
-		for _, t := range types {
-			rels, err := patterns(ctx, tx, t)
-			if err != nil {
-				return nil, fmt.Errorf("patterns of %s: %w", t, err)
-			}
-			if len(rels) == 0 {
-				continue
-			}
-			props, err := propInfo(ctx, tx, `MATCH ()-[x:`+quote(t)+`]->()`, reservedEdgeProps)
-			if err != nil {
-				return nil, fmt.Errorf("properties of %s: %w", t, err)
-			}
-			for i := range rels {
-				rels[i].Props = props
-			}
-			s.Rels = append(s.Rels, rels...)
-		}
-		return s, nil
-	}, neo4jdrv.WithTxTimeout(g.cfg.QueryTimeout))
+		defer tx.Close(ctx) // rolls back: nothing was written
+		s, err = introspectIn(ctx, tx)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	s := out.(*Schema)
 	sort.Slice(s.Labels, func(i, j int) bool { return s.Labels[i].Name < s.Labels[j].Name })
 	sort.SliceStable(s.Rels, func(i, j int) bool { return s.Rels[i].Type < s.Rels[j].Type })
+	return s, nil
+}
+
+// introspectIn reads the schema in tx.
+func introspectIn(ctx context.Context, tx neo4jdrv.ManagedTransaction) (*Schema, error) {
+	s := &Schema{}
+	labels, err := names(ctx, tx, `CALL db.labels() YIELD label RETURN label`)
+	if err != nil {
+		return nil, fmt.Errorf("labels: %w", err)
+	}
+	for _, l := range labels {
+		if l == entityLabel || strings.HasPrefix(l, "_") {
+			continue
+		}
+		info := LabelInfo{Name: l}
+		recs, err := run(ctx, tx, `MATCH (n:`+quote(l)+`) RETURN count(n)`, nil)
+		if err != nil {
+			return nil, fmt.Errorf("count %s: %w", l, err)
+		}
+		if len(recs) == 1 {
+			info.Count, _ = recs[0].Values[0].(int64)
+		}
+		if info.Count == 0 {
+			continue
+		}
+		if info.Props, err = propInfo(ctx, tx, `MATCH (x:`+quote(l)+`)`, reservedNodeProps); err != nil {
+			return nil, fmt.Errorf("properties of %s: %w", l, err)
+		}
+		s.Labels = append(s.Labels, info)
+	}
+	types, err := names(ctx, tx, `CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType`)
+	if err != nil {
+		return nil, fmt.Errorf("relationship types: %w", err)
+	}
+	for _, t := range types {
+		rels, err := patterns(ctx, tx, t)
+		if err != nil {
+			return nil, fmt.Errorf("patterns of %s: %w", t, err)
+		}
+		if len(rels) == 0 {
+			continue
+		}
+		props, err := propInfo(ctx, tx, `MATCH ()-[x:`+quote(t)+`]->()`, reservedEdgeProps)
+		if err != nil {
+			return nil, fmt.Errorf("properties of %s: %w", t, err)
+		}
+		for i := range rels {
+			rels[i].Props = props
+		}
+		s.Rels = append(s.Rels, rels...)
+	}
 	return s, nil
 }
 

@@ -3,7 +3,9 @@
 # (recipes: shared/SERVICES.md). Installs whatever is missing from the package registries,
 # so it works on a fresh Debian 12 machine, and is fast when everything is already there.
 #
-#   scripts/services.sh [start]   install if needed, start (or reuse) both, print exports
+#   scripts/services.sh [start]   install if needed, start (or reuse) both, print exports; a Neo4j
+#                                 started from an older launcher or JAVA_OPTS is restarted
+#                                 (alone: PostgreSQL keeps running)
 #   scripts/services.sh stop      stop both; nothing is left listening
 #   scripts/services.sh env       print the exports only
 #
@@ -32,7 +34,12 @@ LAUNCHER_CLASS=switchboard.services.Launcher
 # add-opens: Neo4j's page cache and Netty reach into JDK internals (SERVICES.md); -Xmx bounds
 # the heap on the shared 2-core/24 GiB machines.
 # TieredStopAtLevel=1 (C1 JIT only): ~40% less CPU to start, and test queries are small.
-JAVA_OPTS=(-Xmx1g -XX:+ExitOnOutOfMemoryError -XX:TieredStopAtLevel=1
+# No -XX:+ExitOnOutOfMemoryError, as in Neo4j's own distribution: tests run Cypher that a model
+# could write, and a value built inside one expression (not tracked by the transaction memory
+# limits the launcher sets) can exhaust the heap. Neo4j then fails that query with
+# Neo.TransientError.General.OutOfMemoryError and keeps serving; with the flag the JVM exited
+# and took every test on the machine with it (issue 10).
+JAVA_OPTS=(-Xmx1g -XX:TieredStopAtLevel=1
   --add-opens=java.base/java.nio=ALL-UNNAMED
   --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
   --add-opens=java.base/java.io=ALL-UNNAMED)
@@ -230,6 +237,11 @@ stop_pg() {
 
 # ---------------------------------------------------------------- Neo4j
 
+# What a Neo4j JVM was started with: the launcher's sources and JAVA_OPTS. A JVM started with
+# anything else is restarted by `start`, so that a changed launcher setting (memory limits)
+# reaches the running server without stopping PostgreSQL.
+neo_stamp() { { launcher_hash; printf '%s\n' "${JAVA_OPTS[@]}"; } | sha256sum | cut -c1-16; }
+
 # Our JVM: pid from the pidfile, alive, and really running the launcher class.
 neo_pid() {
   local pid
@@ -239,20 +251,26 @@ neo_pid() {
 }
 
 start_neo4j() {
-  local pid
+  local pid stamp
+  # Built before a running server is stopped for a new one, so that it is down for seconds.
+  ensure_launcher
+  stamp=$(neo_stamp)
   if pid=$(neo_pid); then
-    if grep -q "^READY bolt://127.0.0.1:$BOLT_PORT/" "$NEO_DIR/neo4j.log" 2>/dev/null &&
+    if [ "$(cat "$NEO_DIR/neo4j.stamp" 2>/dev/null)" != "$stamp" ]; then
+      log "Neo4j (pid $pid) runs an older launcher or JVM options: restarting it"
+      stop_neo4j
+    elif grep -q "^READY bolt://127.0.0.1:$BOLT_PORT/" "$NEO_DIR/neo4j.log" 2>/dev/null &&
        listening "$BOLT_PORT"; then
       log "Neo4j already running on 127.0.0.1:$BOLT_PORT (pid $pid)"
       return 0
+    else
+      log "Neo4j (pid $pid) is not serving on port $BOLT_PORT: restarting it"
+      stop_neo4j
     fi
-    log "Neo4j (pid $pid) is not serving on port $BOLT_PORT: restarting it"
-    stop_neo4j
   fi
   rm -f "$NEO_DIR/neo4j.pid"
   listening "$BOLT_PORT" && die "port $BOLT_PORT is taken by another process (set NEO4J_BOLT_PORT)"
 
-  ensure_launcher
   # A fresh tmp dir each start: the launcher keeps its database there, so a killed JVM's
   # leftovers are dropped here.
   rm -rf "$NEO_DIR/tmp" && mkdir -p "$NEO_DIR/tmp"
@@ -265,6 +283,7 @@ start_neo4j() {
     </dev/null >"$NEO_DIR/neo4j.log" 2>&1 9>&- &
   pid=$!
   echo "$pid" >"$NEO_DIR/neo4j.pid"
+  echo "$stamp" >"$NEO_DIR/neo4j.stamp"
 
   local waited=0
   until grep -q '^READY ' "$NEO_DIR/neo4j.log" && listening "$BOLT_PORT"; do
@@ -297,7 +316,7 @@ stop_neo4j() {
       sleep 1
     fi
   fi
-  rm -f "$NEO_DIR/neo4j.pid"
+  rm -f "$NEO_DIR/neo4j.pid" "$NEO_DIR/neo4j.stamp"
   rm -rf "$NEO_DIR/tmp"
 }
 

@@ -33,6 +33,10 @@ type Config struct {
 	Neo4jUser     string `env:"NEO4J_USER" help:"Neo4j user (empty: no authentication)"`
 	Neo4jPassword string `env:"NEO4J_PASSWORD" secret:"true" help:"Neo4j password"`
 	Neo4jDatabase string `env:"NEO4J_DATABASE" help:"Neo4j database (empty: the server's default)"`
+	// The graph's outage handling, like the model's circuit above.
+	Neo4jReadBudget      time.Duration `env:"NEO4J_READ_BUDGET" default:"5s" help:"How long one graph read may spend reaching a Neo4j that does not answer (connecting, retrying); a graph question gives up at its first such read and tells the asker the knowledge graph is unavailable"`
+	Neo4jCircuitFailures int           `env:"NEO4J_CIRCUIT_FAILURES" default:"3" help:"Graph reads failed in a row (Neo4j unreachable) that open the circuit: graph questions then fail at once instead of waiting on a server that is down; 0: never"`
+	Neo4jCircuitCooldown time.Duration `env:"NEO4J_CIRCUIT_COOLDOWN" default:"30s" help:"How long an open Neo4j circuit waits before one probe read; a success closes it"`
 
 	TavilyKey     string `env:"TAVILY_API_KEY" secret:"true" help:"Tavily API key; without it the web route says web search is not configured"`
 	TavilyBaseURL string `env:"TAVILY_BASE_URL" default:"https://api.tavily.com" help:"Tavily API base URL"`
@@ -154,7 +158,7 @@ func (c *Config) validate() error {
 	if c.MaxAnswerChars != 0 && c.MaxAnswerChars < 100 {
 		return &configError{"MAX_ANSWER_CHARS", fmt.Sprintf("%d leaves no room for an answer: use at least 100, or 0 for no limit", c.MaxAnswerChars)}
 	}
-	for name, n := range map[string]int{"MODEL_CIRCUIT_FAILURES": c.CircuitFailures, "RATE_LIMIT_USER_PER_MIN": c.UserRate,
+	for name, n := range map[string]int{"MODEL_CIRCUIT_FAILURES": c.CircuitFailures, "NEO4J_CIRCUIT_FAILURES": c.Neo4jCircuitFailures, "RATE_LIMIT_USER_PER_MIN": c.UserRate,
 		"RATE_LIMIT_CHANNEL_PER_MIN": c.ChannelRate, "DAILY_TOKEN_BUDGET": c.DailyTokens} {
 		if n < 0 {
 			return &configError{name, "must not be negative (0 turns it off)"}
@@ -182,7 +186,8 @@ func (c *Config) validate() error {
 	if (c.SlackAppToken != "" || c.SlackSigningSecret != "") && c.SlackBotToken == "" {
 		return &configError{"SLACK_BOT_TOKEN", "required with SLACK_APP_TOKEN or SLACK_SIGNING_SECRET"}
 	}
-	for name, d := range map[string]time.Duration{"EDIT_INTERVAL": c.EditInterval, "ANSWER_TIMEOUT": c.AnswerTimeout, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout} {
+	for name, d := range map[string]time.Duration{"EDIT_INTERVAL": c.EditInterval, "ANSWER_TIMEOUT": c.AnswerTimeout, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout,
+		"NEO4J_READ_BUDGET": c.Neo4jReadBudget, "NEO4J_CIRCUIT_COOLDOWN": c.Neo4jCircuitCooldown} {
 		if d <= 0 {
 			return &configError{name, "must be positive"}
 		}

@@ -151,7 +151,12 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 	}
 
 	if cfg.Neo4jURI != "" {
-		g, err := neo4j.Open(ctx, neo4j.Config{URI: cfg.Neo4jURI, User: cfg.Neo4jUser, Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase, Logger: app.Log})
+		failures := cfg.Neo4jCircuitFailures
+		if failures == 0 {
+			failures = -1 // NEO4J_CIRCUIT_FAILURES=0 means never; neo4j.Config's zero means its default
+		}
+		g, err := neo4j.Open(ctx, neo4j.Config{URI: cfg.Neo4jURI, User: cfg.Neo4jUser, Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase, Logger: app.Log,
+			ReadBudget: cfg.Neo4jReadBudget, CircuitFailures: failures, CircuitCooldown: cfg.Neo4jCircuitCooldown})
 		if err != nil {
 			return nil, fmt.Errorf("connect to NEO4J_URI: %w", err)
 		}

@@ -54,6 +54,16 @@ public final class Launcher {
                 .withConfig(GraphDatabaseSettings.preallocate_store_files, false)
                 // Bolt's netty groups otherwise wait a 5 s quiet period each on shutdown (~10 s stop)
                 .withConfig(GraphDatabaseInternalSettings.netty_server_shutdown_quiet_period, 0)
+                // Bound the heap that queries may take (the bot runs Cypher a model wrote, and
+                // tests run it against this server): one transaction at most 256 MiB
+                // (db.memory.transaction.max), all of them together 512 MiB of the 1 GiB heap
+                // (dbms.memory.transaction.total.max; the default is 70% of the heap). Over
+                // either, the query fails with Neo.TransientError.General.MemoryPoolOutOfMemoryError
+                // and the server carries on. Only what Neo4j tracks counts (collect, DISTINCT,
+                // ORDER BY, aggregations); values built inside one expression do not, which is
+                // why the bot's guard refuses the forms that build huge ones (neo4j/guard.go).
+                .withConfig(GraphDatabaseSettings.memory_transaction_max_size, 256L * 1024 * 1024)
+                .withConfig(GraphDatabaseSettings.memory_transaction_global_max_size, 512L * 1024 * 1024)
                 .build();
 
         CountDownLatch stopped = new CountDownLatch(1);
