@@ -42,6 +42,7 @@ func returns(docs ...agent.Document) *fakeRetriever {
 var (
 	refundDoc = agent.Document{ID: "d1", Title: "Refund policy", Location: "docs/refund-policy.md", Content: "Customers can request a full refund within 30 days of purchase."}
 	annualDoc = agent.Document{ID: "d2", Title: "Refund policy: annual plans", Location: "docs/refund-policy.md#annual", Content: "Annual plans are refunded pro rata after 30 days."}
+	faqDoc    = agent.Document{ID: "d4", Title: "Billing FAQ", Location: "docs/billing-faq.md", Content: "Refunds go back to the card that paid, within 5 business days."}
 	lunchDoc  = agent.Document{ID: "d3", Title: "Lunch menu", Location: "docs/lunch.md", Content: "Tacos on Tuesday."}
 	webDoc    = agent.Document{ID: "w1", Title: "News", Location: "https://example.com/news", Content: "Unrelated headline."}
 )
@@ -100,13 +101,13 @@ const (
 	vectorRoute = `{"route":"vector","reason":"asks about an internal policy"}`
 	relevant    = `{"relevant":true,"reason":"states the refund window"}`
 	irrelevant  = `{"relevant":false,"reason":"off topic"}`
-	grounded    = `{"grounded":true,"unsupported":[]}`
+	grounded    = `{"grounded":true,"unsupported":[],"answers":true,"missing":""}`
 )
 
 func TestGroundedFirstTime(t *testing.T) {
-	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
+	h := setup(t, returns(refundDoc, faqDoc), nil, nil)
 	h.srv.On("route", vectorRoute).On("grade", relevant).
-		On("generate", "Refunds are available within 30 days [1]; annual plans pro rata [2].").On("check", grounded)
+		On("generate", "Refunds are available within 30 days [1], paid back to the card within 5 business days [2].").On("check", grounded)
 
 	res := h.ask(t, "", "What is our refund policy?")
 
@@ -159,7 +160,7 @@ func TestOnlyRelevantDocumentsReachTheGenerator(t *testing.T) {
 func TestRewritesThenWebFallbackThenNoAnswer(t *testing.T) {
 	h := setup(t, returns(lunchDoc), nil, returns(webDoc))
 	h.srv.On("route", vectorRoute).On("grade", irrelevant).
-		On("rewrite", `{"query":"refund window"}`, `{"query":"money back policy"}`, `{"query":"return purchase reimbursement"}`)
+		On("rewrite", `{"query":"refund window","route":"vector"}`, `{"query":"money back policy","route":"vector"}`, `{"query":"return purchase reimbursement","route":"vector"}`)
 
 	res := h.ask(t, "", "What is our refund policy?")
 
@@ -203,7 +204,7 @@ func TestRewritesThenWebFallbackThenNoAnswer(t *testing.T) {
 
 func TestRewritesWithoutWebEndInNoAnswer(t *testing.T) {
 	h := setup(t, returns(lunchDoc), nil, nil)
-	h.srv.On("route", vectorRoute).On("grade", irrelevant).On("rewrite", `{"query":"refund"}`)
+	h.srv.On("route", vectorRoute).On("grade", irrelevant).On("rewrite", `{"query":"refund","route":"vector"}`, `{"query":"refund window","route":"vector"}`, `{"query":"money back","route":"vector"}`)
 
 	res := h.ask(t, "", "What is our refund policy?")
 
@@ -224,7 +225,7 @@ func TestRewriteThatSucceeds(t *testing.T) {
 	}}
 	h := setup(t, vec, nil, nil)
 	h.srv.On("route", vectorRoute).OnPrompt("grade", "Tacos", irrelevant).On("grade", relevant).
-		On("rewrite", `{"query":"refund window"}`).On("generate", "Within 30 days [1].").On("check", grounded)
+		On("rewrite", `{"query":"refund window","route":"vector"}`).On("generate", "Within 30 days [1].").On("check", grounded)
 
 	res := h.ask(t, "", "How long do customers have to get money back?")
 
@@ -241,7 +242,7 @@ func TestRegenerateTwiceThenLowConfidence(t *testing.T) {
 	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
 	h.srv.On("route", vectorRoute).On("grade", relevant).
 		On("generate", "Refunds within 30 days [1], and 90 days for VIPs [1].").
-		On("check", `{"grounded":false,"unsupported":["90 days for VIPs"]}`)
+		On("check", `{"grounded":false,"unsupported":["90 days for VIPs"],"answers":false,"missing":""}`)
 
 	res := h.ask(t, "", "What is our refund policy?")
 
@@ -263,7 +264,7 @@ func TestRegenerateTwiceThenLowConfidence(t *testing.T) {
 func TestRegenerateOnceThenGrounded(t *testing.T) {
 	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
 	h.srv.On("route", vectorRoute).On("grade", relevant).On("generate", "Draft [1].", "Refunds within 30 days [1].").
-		On("check", `{"grounded":false,"unsupported":["Draft"]}`, grounded)
+		On("check", `{"grounded":false,"unsupported":["Draft"],"answers":false,"missing":""}`, grounded)
 
 	res := h.ask(t, "", "What is our refund policy?")
 

@@ -1,10 +1,24 @@
 package agent
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
-// check verifies that the answer is grounded in its sources. An ungrounded
-// answer is regenerated while the budget lasts; after that the best draft
-// is returned with its unsupported claims, and the badge says low.
+// check judges the answer on two counts (Verdict): grounded in its sources,
+// and answering what was asked.
+//
+//   - Grounded and answering: done.
+//   - Not grounded: regenerated, told the unsupported claims, while the
+//     budget lasts; after that the best draft is returned with its
+//     unsupported claims, and the badge says low.
+//   - Grounded but not answering (it quotes related text, not what was
+//     asked): regenerated once from the same documents, told what is
+//     missing; if that does not answer either, the grounded draft is shown
+//     as partial, after a note that says what was not found. A grounded
+//     partial answer is also preferred to an ungrounded last draft.
+//
+// Both regenerations come out of the one budget, MaxRegenerations.
 func (r *run) check(ctx context.Context, s *State) (Step, error) {
 	r.emit(Event{Kind: EventChecking, Step: StepCheck})
 	var v Verdict
@@ -17,8 +31,20 @@ func (r *run) check(ctx context.Context, s *State) (Step, error) {
 	}
 	s.Checked = true
 	s.Grounded = v.Grounded && s.Answer != ""
+	s.Answers = s.Grounded && v.Answers
+	s.Missing = ""
 	if s.Grounded {
 		s.Unsupported = nil
+		if s.Answers {
+			return StepEnd, nil
+		}
+		s.Missing = cleanMissing(v.Missing)
+		s.PartialDraft, s.PartialMissing = s.Answer, s.Missing
+		if !s.AnswerRetried && s.Regenerations < r.budgets.MaxRegenerations {
+			s.AnswerRetried = true
+			return StepGenerate, nil
+		}
+		showPartial(s)
 		return StepEnd, nil
 	}
 	s.Unsupported = v.Unsupported
@@ -31,6 +57,63 @@ func (r *run) check(ctx context.Context, s *State) (Step, error) {
 	if s.Regenerations < r.budgets.MaxRegenerations {
 		return StepGenerate, nil
 	}
+	if s.PartialDraft != "" {
+		showPartial(s) // related text that is true beats an answer that is not
+		return StepEnd, nil
+	}
 	s.Answer, s.Unsupported = s.Draft, s.DraftUnsupported
 	return StepEnd, nil
+}
+
+// showPartial makes the last grounded draft that did not answer the answer,
+// after a note saying what was not found.
+func showPartial(s *State) {
+	s.Answer = PartialNote(s.PartialMissing) + "\n\n" + s.PartialDraft
+	s.Missing = s.PartialMissing
+	s.Grounded, s.Answers, s.Partial = true, false, true
+	s.Unsupported = nil
+}
+
+// PartialNote is the first paragraph of a partial answer: related text
+// was found, but not what was asked. missing completes "nothing that
+// says …"; without it the note says so in general terms. It says "couldn't
+// find", as the no-answer does, because for what was asked that is the
+// truth.
+func PartialNote(missing string) string {
+	if missing == "" {
+		return "I found related text but nothing that answers the question directly, so I couldn't find an answer to it. Here is what the sources do say:"
+	}
+	return "I found related text but nothing that says " + missing + ", so I couldn't find a direct answer. Here is what the sources do say:"
+}
+
+// maxMissingRunes bounds what a note repeats of Verdict.Missing.
+const maxMissingRunes = 200
+
+// cleanMissing makes Verdict.Missing fit in the note: one line, bounded,
+// without a final full stop.
+func cleanMissing(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxMissingRunes {
+		s = snippet(s, maxMissingRunes)
+	}
+	return strings.TrimRight(s, ".;:, ")
+}
+
+// notAnsweringReason is the Reason of the regenerating event after a
+// grounded answer that did not answer: for people, not for the generator.
+func notAnsweringReason(missing string) string {
+	if missing == "" {
+		return "the answer is about a related topic, not the question"
+	}
+	return "the answer does not say " + missing
+}
+
+// retryMissing is what a regeneration after a grounded answer that did not
+// answer is told. It travels in GenerateRequest.Unsupported, the one
+// channel the generator has for what was wrong with the previous draft.
+func retryMissing(missing string) string {
+	if missing == "" {
+		return "The draft does not answer what the question asks; it is about a related topic. Answer the question itself if a document does, or say plainly that the documents do not."
+	}
+	return "The draft does not say " + missing + ". Say it if a document does, or say plainly that the documents do not."
 }

@@ -9,11 +9,11 @@ const (
 	EventRouted       EventKind = "routed"       // Route, Reason
 	EventRetrieved    EventKind = "retrieved"    // Route, Query, Total documents
 	EventGraded       EventKind = "graded"       // Count relevant of Total
-	EventRewriting    EventKind = "rewriting"    // Attempt of Max, Query: the new query
+	EventRewriting    EventKind = "rewriting"    // Attempt of Max, Query: the new query, Route: where it searches; Reason: why, when the rewrite switched route
 	EventWebFallback  EventKind = "web_fallback" // Reason
 	EventGenerating   EventKind = "generating"   // Total sources
 	EventChecking     EventKind = "checking"
-	EventRegenerating EventKind = "regenerating" // Attempt of Max, Reason: unsupported claims
+	EventRegenerating EventKind = "regenerating" // Attempt of Max, Reason: why ("unsupported: …", "the answer does not say …")
 	EventDegraded     EventKind = "degraded"     // Reason: why the run went offline
 	EventNotice       EventKind = "notice"       // Reason: e.g. "web search is not configured"
 	EventDone         EventKind = "done"         // Result

@@ -10,8 +10,9 @@ import (
 
 // grade judges every retrieved document on its own, several at a time, and
 // keeps only the relevant ones for the generator. It then decides the next
-// step: generate when anything is relevant; otherwise rewrite the query
-// while the budget lasts, then one web fallback, then no answer.
+// step: generate when anything is relevant; otherwise rewrite (the query,
+// and perhaps the route) while the budget lasts, then one web fallback,
+// then no answer.
 func (r *run) grade(ctx context.Context, s *State) (Step, error) {
 	if err := r.gradeAll(ctx, s); err != nil {
 		return "", err
@@ -30,23 +31,30 @@ func (r *run) grade(ctx context.Context, s *State) (Step, error) {
 	switch {
 	case len(s.Relevant) > 0:
 		return StepGenerate, nil
-	case s.WebTried:
-		// The web, as the route or the fallback, was the last resort.
-		if s.Route == RouteWeb && s.Rewrites < r.budgets.MaxRewrites {
-			return StepRewrite, nil
-		}
+	case s.Fallback:
+		// The web fallback was the last resort.
 		return StepNoAnswer, nil
 	case s.Rewrites < r.budgets.MaxRewrites:
 		return StepRewrite, nil
+	default:
+		return r.fallback(s, StepGrade, "nothing relevant after "+strconv.Itoa(s.Rewrites)+" rewrites"), nil
+	}
+}
+
+// fallback is where a run goes when rewriting is over (the budget is spent,
+// or the rewriter has no new search): one web search for the question,
+// unless the web was already searched or is not configured, then no answer.
+func (r *run) fallback(s *State, from Step, why string) Step {
+	switch {
 	case r.webAvailable(s):
 		s.Fallback = true
 		s.Query = s.Standalone // the web gets the question, not the last rewrite
-		r.emit(Event{Kind: EventWebFallback, Step: StepGrade, Reason: "nothing relevant after " + strconv.Itoa(s.Rewrites) + " rewrites"})
-		return StepWeb, nil
-	default:
+		r.emit(Event{Kind: EventWebFallback, Step: from, Reason: why})
+		return StepWeb
+	case !s.WebTried:
 		s.Attempts = append(s.Attempts, Attempt{Route: RouteWeb, Note: "no web fallback: web search is not configured"})
-		return StepNoAnswer, nil
 	}
+	return StepNoAnswer
 }
 
 // gradeAll grades s.Docs concurrently with at most GradeWorkers calls in

@@ -33,7 +33,7 @@ var edges = map[Step][]Step{
 	StepWeb:      {StepGrade, StepNoAnswer}, // NoAnswer: web search not configured or failed
 	StepDirect:   {StepEnd},
 	StepGrade:    {StepGenerate, StepRewrite, StepWeb, StepNoAnswer},
-	StepRewrite:  {StepVector, StepGraph, StepWeb},
+	StepRewrite:  {StepVector, StepGraph, StepWeb, StepNoAnswer}, // Web: the chosen route or the fallback; NoAnswer: no new search left
 	StepGenerate: {StepCheck},
 	StepCheck:    {StepEnd, StepGenerate}, // Generate again: a regeneration
 	StepNoAnswer: {StepEnd},

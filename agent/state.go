@@ -23,7 +23,7 @@ func (r Route) Valid() bool {
 }
 
 // Confidence is the badge shown with an answer. It is derived from the
-// checks the run performed (see badge.go), never chosen by a model.
+// checks the run performed (see result.go), never chosen by a model.
 type Confidence string
 
 // The badges of DESIGN.md.
@@ -114,13 +114,16 @@ type State struct {
 	Standalone  string // the question made self-contained using the thread
 	Query       string // the current search query; rewrites change only this
 	Scope       Scope
-	Route       Route
-	RouteReason string
+	Route       Route  // the router's choice, until a rewrite switches it
+	RouteReason string // why Route: the router's reason, or the switch's
 
 	Docs     []GradedDocument // the last retrieval, graded
 	Relevant []Document       // documents graded relevant, the only ones the generator sees
 	Fallback bool             // the current retrieval is the web fallback
 	WebTried bool
+	// Attempts are the run's searches, oldest first: the route and query of
+	// each, what it found, and the searches that could not run. The
+	// rewriter sees them, so that it never repeats one.
 	Attempts []Attempt
 
 	Answer           string
@@ -128,11 +131,18 @@ type State struct {
 	Draft            string   // the best checked answer so far, kept when checks fail
 	DraftUnsupported []string // the claims Draft could not ground
 	Grounded         bool     // the last check passed
+	Answers          bool     // the last check found that the answer addresses what was asked
+	Missing          string   // what the question asks that the answer does not say (Verdict.Missing)
+	Partial          bool     // the answer shown is grounded but does not answer; it starts with a note saying so
+	PartialDraft     string   // the last grounded answer that did not answer, shown if no regeneration does better
+	PartialMissing   string   // Missing of PartialDraft
+	AnswerRetried    bool     // the one regeneration for an answer that did not answer is used
 	Checked          bool     // at least one check ran, so the next generate is a regeneration
 	DirectOK         bool     // the direct route produced an answer, not an apology
 	NoAnswer         bool     // the run ended without an answer
 
 	Rewrites      int
+	Switches      int // rewrites that changed the route; Route is the last one searched
 	Regenerations int
 
 	Offline       bool   // at least one step used the offline engine
@@ -174,6 +184,8 @@ type Result struct {
 	Sources       []Source   `json:"sources"`
 	Confidence    Confidence `json:"confidence"`
 	Unsupported   []string   `json:"unsupported,omitempty"`
+	Partial       bool       `json:"partial,omitempty"` // grounded but not answering: the answer starts with a note, the badge is low
+	Missing       string     `json:"missing,omitempty"` // what a partial answer does not say
 	Offline       bool       `json:"offline"`
 	OfflineReason string     `json:"offline_reason,omitempty"`
 	Attempts      []Attempt  `json:"attempts,omitempty"`

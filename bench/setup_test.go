@@ -87,11 +87,11 @@ func modelReply(req openai.ChatCompletionRequest) (string, int) {
 		// the llm client refuses to see again.
 		h := fnv.New32a()
 		h.Write([]byte(prompt))
-		return fmt.Sprintf(`{"query":"sabbatical leave interns %x"}`, h.Sum32()), 0
+		return fmt.Sprintf(`{"query":"sabbatical leave interns %x","route":%q,"reason":""}`, h.Sum32(), sc.route), 0
 	case "generate":
 		return "The answer, from the first document [1] and the second [2].", 0
 	case "check":
-		return `{"grounded":true,"unsupported":[]}`, 0
+		return `{"grounded":true,"unsupported":[],"answers":true,"missing":""}`, 0
 	case "direct":
 		return "Paris.", 0
 	case "condense":

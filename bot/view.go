@@ -24,6 +24,9 @@ func Status(e agent.Event) (string, bool) {
 	case agent.EventGraded:
 		return fmt.Sprintf("%d of %d relevant", e.Count, e.Total), true
 	case agent.EventRewriting:
+		if e.Reason != "" { // the rewriter switched route
+			return fmt.Sprintf("rewriting query… (%d/%d) → %s: %s (%s)", e.Attempt, e.Max, e.Route, e.Query, e.Reason), true
+		}
 		return fmt.Sprintf("rewriting query… (%d/%d): %s", e.Attempt, e.Max, e.Query), true
 	case agent.EventWebFallback:
 		return "searching the web as a fallback (" + e.Reason + ")", true
@@ -32,7 +35,7 @@ func Status(e agent.Event) (string, bool) {
 	case agent.EventChecking:
 		return "checking the answer against its sources…", true
 	case agent.EventRegenerating:
-		return fmt.Sprintf("regenerating (%d/%d): unsupported: %s", e.Attempt, e.Max, e.Reason), true
+		return fmt.Sprintf("regenerating (%d/%d): %s", e.Attempt, e.Max, e.Reason), true
 	case agent.EventDegraded:
 		return "⚠ " + e.Reason, true
 	case agent.EventNotice:
@@ -52,14 +55,16 @@ func plural(n int) string {
 // marker when any step of the run used the offline engine.
 func Badge(r agent.Result) string {
 	var b string
-	switch r.Confidence {
-	case agent.ConfidenceHigh:
+	switch {
+	case r.Confidence == agent.ConfidenceHigh:
 		b = "🟢 High confidence: grounded on the first check in " + fmt.Sprint(len(r.Sources)) + " sources"
-	case agent.ConfidenceMedium:
+	case r.Confidence == agent.ConfidenceMedium:
 		b = "🟡 Medium confidence: " + mediumWhy(r)
-	case agent.ConfidenceLow:
+	case r.Confidence == agent.ConfidenceLow && r.Partial:
+		b = "🔴 Low confidence: related text only, it does not answer the question"
+	case r.Confidence == agent.ConfidenceLow:
 		b = "🔴 Low confidence: some claims could not be verified against the sources"
-	case agent.ConfidenceGeneral:
+	case r.Confidence == agent.ConfidenceGeneral:
 		b = "⚪ General knowledge: not checked against any source"
 	default:
 		b = "⚫ No answer found"

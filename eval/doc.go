@@ -31,4 +31,45 @@
 // Rates are over the cases they apply to: route accuracy over cases with
 // expected_route, answer hit-rate over cases with must_contain or
 // expect_different, citation hit-rate over cases with must_cite.
+//
+// # The answer check
+//
+// A case's answer passes (is right) when every must_contain phrase is in
+// the answer, when an expect_different case's answer differs from
+// previous_answer, and, for a case that must end without an answer (its
+// must_contain lists NoAnswerPhrase), when the run did end without one:
+// the "none" badge and no sources, or a partial answer: the agent's own
+// "I found related text but nothing that says …" under a low badge
+// (EndedWithoutAnswer). Any other "I couldn't find the policy, but [1]
+// says …" with a badge is an answer, whatever its words. The route and the citation are not part of it: they are scored
+// on their own, and a right answer reached by another route or from
+// another document that says the same is still right for the person who
+// asked. A case without must_contain or expect_different (the web cases,
+// whose answers depend on the live web, and greetings) is not judged; a
+// case that failed to run has no answer and no badge.
+//
+// # Calibration
+//
+// A badge is a promise about the answer it comes with, so each badge is
+// measured by how often its answers are right. For each badge (high,
+// medium, low, general, none, then any other the agent gives):
+//
+//   - answers: cases answered with that badge;
+//   - judged: those with an answer check;
+//   - right: those whose answer passed it;
+//   - precision: right / judged (n/a, null in JSON, when nothing was
+//     judged).
+//
+// An answer is confidently wrong when it was judged, was not right, and
+// either
+//
+//   - its badge is high, or
+//   - its badge is medium and the case must end without an answer but the
+//     agent gave one (it answered a question its documents do not answer).
+//
+// So a wrong answer with a medium, low or general badge, or a no-answer
+// case answered with a low or general badge, is wrong but not confidently
+// so: the badge did not vouch for it. Every confidently wrong case is also
+// a failed case; the report lists them first among the failures, and
+// --max-confidently-wrong N fails the run when there are more than N.
 package eval

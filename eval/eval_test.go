@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -105,7 +106,7 @@ func TestScore(t *testing.T) {
 			true, true, true, true, true, 0},
 		{"curly apostrophe",
 			Case{ExpectedRoute: "vector", MustContain: []string{"couldn't find"}},
-			agent.Result{Route: "vector", Answer: "I couldn’t find an answer to that."},
+			agent.Result{Route: "vector", Answer: "I couldn’t find an answer to that.", Confidence: "none"},
 			true, true, false, true, false, 0},
 		{"wrong route, missing phrase, wrong source",
 			Case{ExpectedRoute: "graph", MustContain: []string{"Aiko Brandt", "Quintero"}, MustCite: "Knowledge graph"},
@@ -384,5 +385,205 @@ func TestFromVotes(t *testing.T) {
 	back, bad, err := Parse(bytes.NewReader(line))
 	if err != nil || len(bad) > 0 || len(back) != 1 {
 		t.Errorf("exported case does not parse back: %s: %v %v", line, bad, err)
+	}
+}
+
+// calibrationOutcomes are hand-made results covering every rule of the
+// calibration (package documentation, Calibration).
+func calibrationOutcomes() []Outcome {
+	src := []agent.Source{{N: 1, Title: "Expense Policy", Location: "docs/expense-policy.md"}}
+	none := []string{"couldn't find"}
+	return []Outcome{
+		// 0: high and right.
+		outcome(Case{ID: "high-right", ExpectedRoute: "vector", MustContain: []string{"50 EUR"}},
+			agent.Result{Route: "vector", Answer: "Gifts up to 50 EUR [1].", Confidence: "high", Sources: src}, 0),
+		// 1: high and wrong: confidently wrong.
+		outcome(Case{ID: "high-wrong", ExpectedRoute: "vector", MustContain: []string{"100 EUR"}},
+			agent.Result{Route: "vector", Answer: "Meals up to 60 EUR [1].", Confidence: "high", Sources: src}, 0),
+		// 2: medium and wrong, on a question that has an answer: wrong, not confidently.
+		outcome(Case{ID: "medium-wrong", ExpectedRoute: "vector", MustContain: []string{"22:00"}},
+			agent.Result{Route: "vector", Answer: "Taxis are reimbursed [1].", Confidence: "medium", Sources: src}, 0),
+		// 3: medium on an answer where none exists, although its words
+		// contain the no-answer phrase: confidently wrong.
+		outcome(Case{ID: "medium-answered", ExpectedRoute: "vector", MustContain: none},
+			agent.Result{Route: "vector", Answer: "I couldn't find a gym benefit, but the wellness budget is 300 EUR [1].", Confidence: "medium", Sources: src}, 0),
+		// 4: high on an answer where none exists: confidently wrong.
+		outcome(Case{ID: "high-answered", ExpectedRoute: "vector", MustContain: none},
+			agent.Result{Route: "vector", Answer: "Invoices are paid by bank transfer [1].", Confidence: "high", Sources: src}, 0),
+		// 5: low on an answer where none exists: wrong, not confidently.
+		outcome(Case{ID: "low-answered", ExpectedRoute: "vector", MustContain: none},
+			agent.Result{Route: "vector", Answer: "Perhaps [1].", Confidence: "low", Sources: src}, 0),
+		// 6: none, and none was expected: right.
+		outcome(Case{ID: "none-right", ExpectedRoute: "vector", MustContain: none},
+			agent.Result{Route: "vector", Answer: "I couldn't find an answer to that.", Confidence: "none"}, 0),
+		// 7: none where an answer exists: wrong, not confidently.
+		outcome(Case{ID: "none-wrong", ExpectedRoute: "vector", MustContain: []string{"6 months"}},
+			agent.Result{Route: "vector", Answer: "I couldn't find an answer to that.", Confidence: "none"}, 0),
+		// 8: general, not judged (no must_contain).
+		outcome(Case{ID: "general-unjudged", ExpectedRoute: "direct"},
+			agent.Result{Route: "direct", Answer: "Hello!", Confidence: "general"}, 0),
+		// 9: high, voted down, the same answer again: confidently wrong.
+		outcome(Case{ID: "high-same-as-voted-down", ExpectDifferent: true, PreviousAnswer: "It is 42."},
+			agent.Result{Route: "direct", Answer: "It is 42.", Confidence: "high"}, 0),
+		// 10: failed to run: no badge, not counted.
+		score(Outcome{Case: Case{ID: "error", ExpectedRoute: "vector", MustContain: []string{"x"}}, Err: errors.New("boom")}),
+		// 11: a badge the eval does not know yet gets a row of its own.
+		outcome(Case{ID: "partial", ExpectedRoute: "vector", MustContain: []string{"carry over"}},
+			agent.Result{Route: "vector", Answer: "I found related text but nothing that says so [1].", Confidence: "partial", Sources: src}, 0),
+	}
+}
+
+func TestCalibration(t *testing.T) {
+	outcomes := calibrationOutcomes()
+	wantWrong := map[string]bool{"high-wrong": true, "medium-answered": true, "high-answered": true, "high-same-as-voted-down": true}
+	wantRight := map[string]bool{"high-right": true, "none-right": true}
+	for _, o := range outcomes {
+		id := o.Case.ID
+		if o.ConfidentlyWrong != wantWrong[id] {
+			t.Errorf("%s: confidently wrong %v, want %v", id, o.ConfidentlyWrong, wantWrong[id])
+		}
+		if o.Right() != wantRight[id] {
+			t.Errorf("%s: right %v, want %v", id, o.Right(), wantRight[id])
+		}
+		if o.ConfidentlyWrong && o.Passed() {
+			t.Errorf("%s: confidently wrong but passed", id)
+		}
+	}
+	for i, answered := range map[int]bool{3: true, 4: true, 5: true, 6: false, 0: false} {
+		if outcomes[i].AnsweredAnyway != answered {
+			t.Errorf("%s: answered anyway %v, want %v", outcomes[i].Case.ID, outcomes[i].AnsweredAnyway, answered)
+		}
+	}
+	if EndedWithoutAnswer(outcomes[3].Result) || !EndedWithoutAnswer(outcomes[6].Result) {
+		t.Error("EndedWithoutAnswer is off")
+	}
+
+	s := Summarize(outcomes)
+	if s.ConfidentlyWrong != 4 || strings.Join(s.ConfidentlyWrongCases, ",") != "high-wrong,medium-answered,high-answered,high-same-as-voted-down" {
+		t.Errorf("confidently wrong %d: %q", s.ConfidentlyWrong, s.ConfidentlyWrongCases)
+	}
+	p := func(f float64) *float64 { return &f }
+	want := []BadgeCalibration{
+		{Badge: "high", Answers: 4, Judged: 4, Right: 1, Precision: p(0.25), ConfidentlyWrong: 3},
+		{Badge: "medium", Answers: 2, Judged: 2, Right: 0, Precision: p(0), ConfidentlyWrong: 1},
+		{Badge: "low", Answers: 1, Judged: 1, Right: 0, Precision: p(0)},
+		{Badge: "general", Answers: 1, Judged: 0, Right: 0},
+		{Badge: "none", Answers: 2, Judged: 2, Right: 1, Precision: p(0.5)},
+		{Badge: "partial", Answers: 1, Judged: 1, Right: 0, Precision: p(0)},
+	}
+	if len(s.Calibration) != len(want) {
+		t.Fatalf("calibration = %+v", s.Calibration)
+	}
+	for i, w := range want {
+		g := s.Calibration[i]
+		if g.Badge != w.Badge || g.Answers != w.Answers || g.Judged != w.Judged || g.Right != w.Right || g.ConfidentlyWrong != w.ConfidentlyWrong ||
+			(g.Precision == nil) != (w.Precision == nil) || (g.Precision != nil && *g.Precision != *w.Precision) {
+			t.Errorf("row %d = %+v (precision %s), want %+v", i, g, g.PrecisionString(), w)
+		}
+	}
+
+	// The text report: the table, and the confidently wrong first among the failures.
+	var text bytes.Buffer
+	if err := WriteText(&text, s, outcomes); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	squashed := strings.Join(strings.Fields(out), " ")
+	for _, w := range []string{
+		"Confidently wrong 4 high badge on a wrong answer",
+		"badge answers judged right precision confidently wrong",
+		"high 4 4 1 25.0% 3", "medium 2 2 0 0.0% 1", "low 1 1 0 0.0% 0", "general 1 0 0 n/a 0", "none 2 2 1 50.0% 0", "partial 1 1 0 0.0% 0",
+		"Failed (9, the 4 confidently wrong first):",
+		`high-wrong "": CONFIDENTLY WRONG: high badge on a wrong answer; answer lacks "100 EUR"`,
+		`medium-answered "": CONFIDENTLY WRONG: medium badge on an answer where none exists`,
+		`low-answered "": answer lacks "couldn't find"`,
+	} {
+		if !strings.Contains(squashed, w) {
+			t.Errorf("text lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "where none exists; answered") {
+		t.Errorf("a confidently wrong no-answer case is explained twice:\n%s", out)
+	}
+	lowPhrase := outcome(Case{ID: "low-phrase", ExpectedRoute: "vector", MustContain: []string{"couldn't find"}},
+		agent.Result{Route: "vector", Answer: "I couldn't find it, but perhaps [1].", Confidence: "low", Sources: []agent.Source{{N: 1}}}, 0)
+	if p := strings.Join(Problems(lowPhrase), "; "); p != "answered (low badge) where no answer exists" || lowPhrase.ConfidentlyWrong {
+		t.Errorf("problems = %q, confidently wrong %v", p, lowPhrase.ConfidentlyWrong)
+	}
+	failures := out[strings.Index(out, "Failed ("):]
+	var order []string
+	for _, line := range strings.Split(failures, "\n")[1:] {
+		if f := strings.Fields(line); len(f) > 0 {
+			order = append(order, f[0])
+		}
+	}
+	if got := strings.Join(order, ","); got != "high-wrong,medium-answered,high-answered,high-same-as-voted-down,medium-wrong,low-answered,none-wrong,error,partial" {
+		t.Errorf("failures in the order %s", got)
+	}
+
+	// The JSON report.
+	var js bytes.Buffer
+	if err := WriteJSON(&js, s, outcomes); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Summary
+		Results []struct {
+			ID               string `json:"id"`
+			ConfidentlyWrong bool   `json:"confidently_wrong"`
+			AnsweredAnyway   bool   `json:"answered_anyway"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatalf("invalid JSON: %v\n%s", err, js.String())
+	}
+	if back.ConfidentlyWrong != 4 || len(back.ConfidentlyWrongCases) != 4 || len(back.Calibration) != 6 ||
+		back.Calibration[0].Precision == nil || *back.Calibration[0].Precision != 0.25 || back.Calibration[3].Precision != nil {
+		t.Errorf("JSON summary = %+v", back.Summary)
+	}
+	if !back.Results[1].ConfidentlyWrong || back.Results[2].ConfidentlyWrong || !back.Results[3].AnsweredAnyway || back.Results[6].AnsweredAnyway {
+		t.Errorf("JSON results = %+v", back.Results)
+	}
+	if !strings.Contains(js.String(), `"precision": null`) {
+		t.Errorf("an unjudged badge's precision is not null:\n%s", js.String())
+	}
+
+	// Nothing confidently wrong: [] rather than null.
+	js.Reset()
+	if err := WriteJSON(&js, Summarize(outcomes[:1]), outcomes[:1]); err != nil || !strings.Contains(js.String(), `"confidently_wrong_cases": []`) {
+		t.Errorf("err %v:\n%s", err, js.String())
+	}
+}
+
+func TestThresholdConfidentlyWrong(t *testing.T) {
+	s := Summarize(calibrationOutcomes())
+	n := func(i int) *int { return &i }
+	if err := (Thresholds{MaxConfidentlyWrong: n(4)}).Check(s); err != nil {
+		t.Errorf("4 confidently wrong fail a limit of 4: %v", err)
+	}
+	if err := (Thresholds{}).Check(s); err != nil {
+		t.Errorf("no limit fails: %v", err)
+	}
+	err := (Thresholds{MaxConfidentlyWrong: n(0)}).Check(s)
+	if !errors.Is(err, ErrThreshold) || !strings.Contains(err.Error(),
+		"4 confidently wrong (high-wrong, medium-answered, high-answered, high-same-as-voted-down) is more than --max-confidently-wrong 0") {
+		t.Errorf("err = %v", err)
+	}
+	// A clean run meets a limit of 0.
+	if err := (Thresholds{MaxConfidentlyWrong: n(0)}).Check(Summarize(calibrationOutcomes()[:1])); err != nil {
+		t.Errorf("a run without a confidently wrong answer fails: %v", err)
+	}
+	// A run that judged nothing cannot pass the gate.
+	unjudged := Summarize([]Outcome{calibrationOutcomes()[8], calibrationOutcomes()[10]})
+	if err := (Thresholds{MaxConfidentlyWrong: n(0)}).Check(unjudged); !errors.Is(err, ErrThreshold) || !strings.Contains(err.Error(), "no answer was judged") {
+		t.Errorf("a gate on nothing passed: %v", err)
+	}
+	// Many names are cut short.
+	many := Summary{ConfidentlyWrong: 12, Calibration: []BadgeCalibration{{Badge: "high", Judged: 12}}}
+	for i := range 12 {
+		many.ConfidentlyWrongCases = append(many.ConfidentlyWrongCases, fmt.Sprintf("c%d", i))
+	}
+	if err := (Thresholds{MaxConfidentlyWrong: n(3)}).Check(many); err == nil || !strings.Contains(err.Error(), "c9 and 2 more") {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -25,11 +25,7 @@ func WriteText(w io.Writer, s Summary, outcomes []Outcome) error {
 	fmt.Fprintf(tw, "Answer hit-rate\t%s\tall must_contain found\n", s.Answer)
 	fmt.Fprintf(tw, "Citation hit-rate\t%s\tmust_cite among the sources\n", s.Citation)
 	fmt.Fprintf(tw, "No-answer hit-rate\t%s\tcases that must end without an answer and did\n", s.NoAnswerRate)
-	var badges []string
-	for _, b := range badgeOrder {
-		badges = append(badges, fmt.Sprintf("%s %d", b, s.Badges[b]))
-	}
-	fmt.Fprintf(tw, "Badges\t%s\n", strings.Join(badges, " · "))
+	fmt.Fprintf(tw, "Confidently wrong\t%d\thigh badge on a wrong answer, or high/medium on an answer where none exists\n", s.ConfidentlyWrong)
 	fmt.Fprintf(tw, "Model calls\t%.1f per question, %.0f tokens\t%d of %d answers offline\n",
 		s.MeanLLMCalls, s.MeanTokens, s.Offline, s.Cases-s.Errors)
 	fmt.Fprintf(tw, "Latency\tp50 %s · p95 %s\n", s.LatencyP50, s.LatencyP95)
@@ -54,29 +50,76 @@ func WriteText(w io.Writer, s Summary, outcomes []Outcome) error {
 		fmt.Fprintf(w, "%10s%10s\n", fmt.Sprintf("%d/%d", s.Confusion[i][i], total), fmt.Sprintf("%d/%d", a.Hits, a.Scored))
 	}
 
-	var failed []Outcome
+	if err := writeCalibration(w, s.Calibration); err != nil {
+		return err
+	}
+
+	// The confidently wrong first: they are the worst failures.
+	var failed, wrong []Outcome
 	for _, o := range outcomes {
-		if !o.Passed() {
+		switch {
+		case o.ConfidentlyWrong:
+			wrong = append(wrong, o)
+		case !o.Passed():
 			failed = append(failed, o)
 		}
 	}
+	failed = append(wrong, failed...)
 	if len(failed) == 0 {
 		_, err := fmt.Fprintln(w, "\nEvery case passed.")
 		return err
 	}
-	fmt.Fprintf(w, "\nFailed (%d):\n", len(failed))
+	if len(wrong) > 0 {
+		fmt.Fprintf(w, "\nFailed (%d, the %d confidently wrong first):\n", len(failed), len(wrong))
+	} else {
+		fmt.Fprintf(w, "\nFailed (%d):\n", len(failed))
+	}
 	for _, o := range failed {
 		fmt.Fprintf(w, "  %s %s: %s\n", o.Case.Label(), clip(o.Case.Question, 60), strings.Join(Problems(o), "; "))
 	}
 	return nil
 }
 
-// Problems lists, for people, the checks an outcome failed.
+// writeCalibration writes the badge table: for each badge, its answers,
+// those judged, those right and the precision.
+func writeCalibration(w io.Writer, rows []BadgeCalibration) error {
+	fmt.Fprintln(w, "\nBadges (judged: answers with an answer check; right: passed it; precision: right/judged)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := len("badge")
+	for _, b := range rows {
+		width = max(width, len(badgeName(b.Badge)))
+	}
+	// The names padded to one width, so that right alignment leaves them
+	// aligned on the left.
+	fmt.Fprintf(tw, "%-*s\tanswers\tjudged\tright\tprecision\tconfidently wrong\t\n", width, "badge")
+	for _, b := range rows {
+		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%s\t%d\t\n", width, badgeName(b.Badge), b.Answers, b.Judged, b.Right, b.PrecisionString(), b.ConfidentlyWrong)
+	}
+	return tw.Flush()
+}
+
+// badgeName is how a badge is written in the table.
+func badgeName(b agent.Confidence) string {
+	if b == "" {
+		return "(no badge)"
+	}
+	return string(b)
+}
+
+// Problems lists, for people, the checks an outcome failed; a confidently
+// wrong outcome says so first.
 func Problems(o Outcome) []string {
 	if o.Err != nil {
 		return []string{"error: " + o.Err.Error()}
 	}
 	var p []string
+	if o.ConfidentlyWrong {
+		what := "a wrong answer"
+		if o.AnsweredAnyway {
+			what = "an answer where none exists"
+		}
+		p = append(p, fmt.Sprintf("CONFIDENTLY WRONG: %s badge on %s", o.Result.Confidence, what))
+	}
 	if o.RouteScored && !o.RouteOK {
 		p = append(p, fmt.Sprintf("route %s, want %s", o.Result.Route, o.Case.ExpectedRoute))
 	}
@@ -86,6 +129,9 @@ func Problems(o Outcome) []string {
 			quoted[i] = fmt.Sprintf("%q", m)
 		}
 		p = append(p, "answer lacks "+strings.Join(quoted, ", "))
+	}
+	if o.AnsweredAnyway && len(o.Missing) == 0 && !o.ConfidentlyWrong {
+		p = append(p, fmt.Sprintf("answered (%s badge) where no answer exists", badgeName(o.Result.Confidence)))
 	}
 	if o.Case.ExpectDifferent && o.AnswerScored && !o.AnswerOK && len(o.Missing) == 0 {
 		p = append(p, "same answer as the one voted down")
@@ -124,12 +170,17 @@ type CaseResult struct {
 	CiteOK        *bool            `json:"cite_ok,omitempty"`
 	Missing       []string         `json:"missing,omitempty"`
 	Confidence    agent.Confidence `json:"confidence,omitempty"`
-	LLMCalls      int              `json:"llm_calls"`
-	Tokens        int              `json:"tokens"`
-	Latency       Millis           `json:"latency_ms"`
-	Answer        string           `json:"answer,omitempty"`
-	Sources       []agent.Source   `json:"sources,omitempty"`
-	Error         string           `json:"error,omitempty"`
+	// ConfidentlyWrong is set on the cases Summary.ConfidentlyWrongCases
+	// names.
+	ConfidentlyWrong bool `json:"confidently_wrong,omitempty"`
+	// AnsweredAnyway: the case expects no answer and got one.
+	AnsweredAnyway bool           `json:"answered_anyway,omitempty"`
+	LLMCalls       int            `json:"llm_calls"`
+	Tokens         int            `json:"tokens"`
+	Latency        Millis         `json:"latency_ms"`
+	Answer         string         `json:"answer,omitempty"`
+	Sources        []agent.Source `json:"sources,omitempty"`
+	Error          string         `json:"error,omitempty"`
 }
 
 // NewReport builds the --json form of a run. Checks that do not apply to
@@ -153,6 +204,7 @@ func NewReport(s Summary, outcomes []Outcome) Report {
 			cr.Route, cr.Confidence, cr.Answer, cr.Sources = o.Result.Route, o.Result.Confidence, o.Result.Answer, o.Result.Sources
 			cr.LLMCalls, cr.Tokens = o.Result.LLMCalls, o.Result.Tokens
 			cr.RouteOK, cr.AnswerOK, cr.CiteOK = opt(o.RouteScored, o.RouteOK), opt(o.AnswerScored, o.AnswerOK), opt(o.CiteScored, o.CiteOK)
+			cr.ConfidentlyWrong, cr.AnsweredAnyway = o.ConfidentlyWrong, o.AnsweredAnyway
 		}
 		rep.Results = append(rep.Results, cr)
 	}

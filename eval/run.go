@@ -40,6 +40,13 @@ type Outcome struct {
 	AnswerScored, AnswerOK bool
 	CiteScored, CiteOK     bool
 	Missing                []string // must_contain phrases not in the answer
+	// AnsweredAnyway: the case expects no answer and the agent gave one
+	// (see EndedWithoutAnswer); AnswerOK is then false.
+	AnsweredAnyway bool
+	// ConfidentlyWrong: a high badge on a wrong answer, or a high or
+	// medium badge on an answer where none exists (package documentation,
+	// Calibration).
+	ConfidentlyWrong bool
 }
 
 // Passed reports whether every scored check of the outcome passed.

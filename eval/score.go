@@ -34,7 +34,14 @@ func score(o Outcome) Outcome {
 	if c.ExpectDifferent && answer == normalize(c.PreviousAnswer) {
 		o.AnswerOK = false
 	}
+	// A no-answer case is right only when the run ended without an
+	// answer: "I couldn't find X, but here it is [1]" with a badge is an
+	// answer, whatever its words.
+	if c.ExpectsNoAnswer() && !EndedWithoutAnswer(r) {
+		o.AnsweredAnyway, o.AnswerOK = true, false
+	}
 	o.CiteOK = Cites(r.Sources, c.MustCite)
+	o.ConfidentlyWrong = confidentlyWrong(o)
 	return o
 }
 
@@ -96,6 +103,13 @@ type Summary struct {
 	Confusion Confusion `json:"confusion"`
 	// Badges counts answers by confidence badge.
 	Badges map[agent.Confidence]int `json:"badges"`
+	// Calibration is, for each badge, how many of its answers were right
+	// (package documentation, Calibration).
+	Calibration []BadgeCalibration `json:"calibration"`
+	// ConfidentlyWrong counts the answers that were confidently wrong;
+	// ConfidentlyWrongCases names them (Case.Label), in the set's order.
+	ConfidentlyWrong      int      `json:"confidently_wrong"`
+	ConfidentlyWrongCases []string `json:"confidently_wrong_cases"`
 
 	MeanLLMCalls float64 `json:"mean_llm_calls"`
 	MeanTokens   float64 `json:"mean_tokens"`
@@ -228,6 +242,10 @@ func Summarize(outcomes []Outcome) Summary {
 		if o.Passed() {
 			s.Passed++
 		}
+		if o.ConfidentlyWrong {
+			s.ConfidentlyWrong++
+			s.ConfidentlyWrongCases = append(s.ConfidentlyWrongCases, o.Case.Label())
+		}
 		s.Route.add(o.RouteScored, o.RouteOK)
 		s.Answer.add(o.AnswerScored, o.AnswerOK)
 		s.Citation.add(o.CiteScored, o.CiteOK)
@@ -251,6 +269,10 @@ func Summarize(outcomes []Outcome) Summary {
 		calls += o.Result.LLMCalls
 		tokens += o.Result.Tokens
 		latencies = append(latencies, o.Latency)
+	}
+	s.Calibration = calibrate(outcomes)
+	if s.ConfidentlyWrongCases == nil {
+		s.ConfidentlyWrongCases = []string{} // [] rather than null in JSON
 	}
 	s.Route.finish()
 	s.Answer.finish()
@@ -281,10 +303,14 @@ func Percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
-// Thresholds are the least rates a run must reach; zero means unchecked.
+// Thresholds are the least rates a run must reach, and the most
+// confidently wrong answers it may give; zero (nil) means unchecked.
 type Thresholds struct {
 	MinRouteAccuracy float64 // 0..1
 	MinAnswerRate    float64 // 0..1
+	// MaxConfidentlyWrong, when set, is the most confidently wrong answers
+	// a run may have; 0 is a limit, nil is unchecked.
+	MaxConfidentlyWrong *int
 }
 
 // ErrThreshold marks the error of Check, so that callers can tell a run
@@ -307,10 +333,31 @@ func (t Thresholds) Check(s Summary) error {
 	}
 	check("route accuracy", "--min-route-accuracy", t.MinRouteAccuracy, s.Route)
 	check("answer hit-rate", "--min-answer-rate", t.MinAnswerRate, s.Answer)
+	if limit := t.MaxConfidentlyWrong; limit != nil {
+		judged := 0
+		for _, b := range s.Calibration {
+			judged += b.Judged
+		}
+		switch {
+		case judged == 0:
+			failed = append(failed, fmt.Sprintf("no answer was judged (no case with must_contain was answered), so --max-confidently-wrong %d cannot be met", *limit))
+		case s.ConfidentlyWrong > *limit:
+			failed = append(failed, fmt.Sprintf("%d confidently wrong (%s) is more than --max-confidently-wrong %d",
+				s.ConfidentlyWrong, listSome(s.ConfidentlyWrongCases, 10), *limit))
+		}
+	}
 	if len(failed) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%w: %s", ErrThreshold, strings.Join(failed, "; "))
+}
+
+// listSome joins at most n names, saying how many more there are.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // percent writes a fraction as "86.7%".

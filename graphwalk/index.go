@@ -39,15 +39,16 @@ type Entity struct {
 // graphs a company assistant holds, and it lets every store match names
 // the same way whatever its query language can express.
 type Index struct {
-	byFirst map[string][]*Entity // matchable names, longest first
-	all     []*Entity            // every name, in norm order, for fragment search
-	labels  map[string]string    // lower-case label and its singular → label
+	byFirst  map[string][]*Entity // matchable names, longest first
+	all      []*Entity            // every name, in norm order, for fragment search
+	labels   map[string]string    // lower-case label and its singular → label
+	prefixes map[string][]*Entity // the first words of longer names → their entities, for Mentions
 }
 
 // NewIndex builds the index of entries. Names are compared in their
 // words.Norm form; a name without any letter or digit is left out.
 func NewIndex(entries []Entry) *Index {
-	idx := &Index{byFirst: map[string][]*Entity{}, labels: map[string]string{}}
+	idx := &Index{byFirst: map[string][]*Entity{}, labels: map[string]string{}, prefixes: map[string][]*Entity{}}
 	byNorm := map[string]*Entity{}
 	labelSets := map[*Entity]map[string]bool{}
 	for _, en := range entries {
@@ -103,6 +104,11 @@ func NewIndex(entries []Entry) *Index {
 		})
 	}
 	sort.Slice(idx.all, func(i, j int) bool { return idx.all[i].norm < idx.all[j].norm })
+	for _, e := range idx.all { // in norm order, so that a short name's owners do not depend on the entries' order
+		if matchable(e.toks) {
+			idx.addPrefixes(e)
+		}
+	}
 	return idx
 }
 
@@ -126,8 +132,11 @@ func matchable(toks []string) bool {
 // not "Acmeville"). Where names overlap the longest wins ("Acme Corp"
 // rather than "Acme"); results are ordered longest first, then by
 // position, and at most 10 are returned. Names made only of stopwords or
-// of one character are never matched.
+// of one character are never matched. A nil Index matches nothing.
 func (idx *Index) Match(text string) []*Entity {
+	if idx == nil {
+		return nil
+	}
 	toks := words.Split(text, maxMatchWords)
 	var found []*Entity // in order of first mention
 	seen := map[string]bool{}
@@ -161,6 +170,71 @@ func (idx *Index) MatchNames(text string) []string {
 		names[i] = e.Name
 	}
 	return names
+}
+
+// Bounds on short names.
+const (
+	maxPrefixWords  = 8 // longest short name recorded
+	maxPrefixOwners = 3 // entities a short name stands for
+)
+
+// addPrefixes records the short names of e: its first two or more words,
+// short of the whole name, when they are worth matching on their own and
+// do not end in a stopword ("Around the" is no name).
+func (idx *Index) addPrefixes(e *Entity) {
+	for k := 2; k < len(e.toks) && k <= maxPrefixWords; k++ {
+		p := e.toks[:k]
+		if words.IsStop(p[k-1]) || !matchable(p) {
+			continue
+		}
+		key := strings.Join(p, " ")
+		if len(idx.prefixes[key]) < maxPrefixOwners {
+			idx.prefixes[key] = append(idx.prefixes[key], e)
+		}
+	}
+}
+
+// Mentions returns the entities text mentions by their full name, as
+// Match finds them, or by a short one: the first two or more words of a
+// longer name ("Beacon T1" for "Beacon T1 Temperature Logger", "EU data
+// region" for "EU Data Region (Frankfurt)"). A short name that starts
+// several names stands for all of them, up to three. It tells whether a
+// text is about the graph's entities; the walk starts only from full
+// names. Results are in order of mention, at most 10. A nil Index
+// mentions nothing.
+func (idx *Index) Mentions(text string) []*Entity {
+	if idx == nil {
+		return nil
+	}
+	toks := words.Split(text, maxMatchWords)
+	var found []*Entity
+	seen := map[string]bool{}
+	add := func(e *Entity) {
+		if !seen[e.norm] && len(found) < maxMatches {
+			seen[e.norm] = true
+			found = append(found, e)
+		}
+	}
+	for i := 0; i < len(toks); {
+		n := 0
+		for _, e := range idx.byFirst[toks[i]] {
+			if hasPrefix(toks[i:], e.toks) {
+				add(e)
+				n = len(e.toks)
+				break
+			}
+		}
+		for k := min(len(toks)-i, maxPrefixWords); n == 0 && k >= 2 && len(idx.byFirst[toks[i]]) > 0; k-- {
+			if es, ok := idx.prefixes[strings.Join(toks[i:i+k], " ")]; ok {
+				for _, e := range es {
+					add(e)
+				}
+				n = k
+			}
+		}
+		i += max(n, 1)
+	}
+	return found
 }
 
 func hasPrefix(toks, prefix []string) bool {
@@ -206,8 +280,14 @@ func (idx *Index) fragments(ws []string, limit int) []*Entity {
 	return out
 }
 
-// label returns the label a query word names ("suppliers" → Supplier).
-func (idx *Index) label(w string) (string, bool) {
+// Label returns the label a word names, compared case-insensitively and
+// in the singular: "suppliers" and "Supplier" → Supplier. A nil Index
+// names no label.
+func (idx *Index) Label(w string) (string, bool) {
+	if idx == nil {
+		return "", false
+	}
+	w = strings.ToLower(w)
 	l, ok := idx.labels[w]
 	if !ok {
 		l, ok = idx.labels[words.Singular(w)]

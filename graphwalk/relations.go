@@ -48,6 +48,28 @@ type relMatcher struct {
 	cache map[string]bool // type → matches
 }
 
+// relationSynonyms are the words a question may use for a relation whose
+// edges are named otherwise: "Who makes Geitost?" and "Which company is
+// behind Ikura?" ask for SUPPLIES, "What kind of food is Konbu filed
+// under?" for PART_OF (or IN_CATEGORY, BELONGS_TO), "Who is paying us
+// for Insight Analytics?" for BUYS. Keyed and valued by stem.
+var relationSynonyms = func() map[string][]string {
+	m := map[string][]string{}
+	add := func(targets string, ws string) {
+		var ts []string
+		for _, t := range strings.Fields(targets) {
+			ts = append(ts, stem(t))
+		}
+		for _, w := range strings.Fields(ws) {
+			m[stem(w)] = append(m[stem(w)], ts...)
+		}
+	}
+	add("supply", "make maker manufacture manufacturer produce producer build builder behind host provide provider source sell vendor")
+	add("part category belong", "kind type sort category categorised categorized filed class classified fall")
+	add("buy purchase", "pay paying")
+	return m
+}()
+
 // newRelMatcher returns the matcher of the question words qtoks.
 func newRelMatcher(qtoks []string) relMatcher {
 	m := relMatcher{stems: map[string]bool{}, cache: map[string]bool{}}
@@ -55,7 +77,11 @@ func newRelMatcher(qtoks []string) relMatcher {
 		if words.IsStop(t) || len([]rune(t)) < 3 {
 			continue
 		}
-		m.stems[stem(t)] = true
+		s := stem(t)
+		m.stems[s] = true
+		for _, syn := range relationSynonyms[s] {
+			m.stems[syn] = true
+		}
 	}
 	return m
 }

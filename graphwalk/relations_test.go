@@ -19,6 +19,13 @@ func TestRelMatcher(t *testing.T) {
 		{"who manages Acme", "ACCOUNT_MANAGER_OF", true},
 		{"Acme's account manager", "ACCOUNT_MANAGER_OF", true},
 		{"where is Globex located", "LOCATED_IN", true},
+		{"Who makes Geitost?", "SUPPLIES", true}, // synonyms
+		{"Which company is behind Ikura?", "SUPPLIES", true},
+		{"Who hosts Brightline Cloud for us?", "SUPPLIES", true},
+		{"What kind of food is Konbu filed under?", "PART_OF", true},
+		{"Which category is Tofu in?", "IN_CATEGORY", true},
+		{"Who is paying us for Insight Analytics?", "BUYS", true},
+		{"Who makes Geitost?", "BUYS", false},
 		{"Tell me about Chai", "SUPPLIES", false},
 		{"Who is in Berlin", "LOCATED_IN", false}, // "in" is a stopword
 	} {

@@ -342,7 +342,7 @@ func (w Walker) labelList(ctx context.Context, label string, qtoks []string) (ag
 func labelWords(toks []string, idx *Index) (found []string, rest []string) {
 	seen := map[string]bool{}
 	for _, t := range toks {
-		l, ok := idx.label(t)
+		l, ok := idx.Label(t)
 		switch {
 		case !ok:
 			rest = append(rest, t)
@@ -391,7 +391,7 @@ func parseTop(toks []string, idx *Index) (topQuery, bool) {
 			n, _ = countWord(toks[i-1])
 		}
 		for k := j; k < len(toks) && k < j+3; k++ {
-			if l, ok := idx.label(toks[k]); ok {
+			if l, ok := idx.Label(toks[k]); ok {
 				if n <= 0 {
 					n = defaultTopN
 				}

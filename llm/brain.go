@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html"
 	"regexp"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -37,6 +38,8 @@ const (
 	maxDocRunes     = 6000
 	maxAttrRunes    = 200
 	maxReasonWords  = 12
+	maxMissingWords = 30
+	maxTriedShown   = 12 // searches listed to the rewriter, the most recent
 )
 
 // The schemas are strict-mode compatible: every property required and no
@@ -50,10 +53,10 @@ var (
 		`"relevant":{"type":"boolean"},"reason":{"type":"string"}},` +
 		`"required":["relevant","reason"],"additionalProperties":false}`)
 	checkSchema = json.RawMessage(`{"type":"object","properties":{` +
-		`"grounded":{"type":"boolean"},"unsupported":{"type":"array","items":{"type":"string"}}},` +
-		`"required":["grounded","unsupported"],"additionalProperties":false}`)
-	rewriteSchema = json.RawMessage(`{"type":"object","properties":{` +
-		`"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`)
+		`"grounded":{"type":"boolean"},"unsupported":{"type":"array","items":{"type":"string"}},` +
+		`"answers":{"type":"boolean","description":"the supported statements address what the question asks"},` +
+		`"missing":{"type":"string","description":"when answers is false, what the question asks that the answer does not say; else empty"}},` +
+		`"required":["grounded","unsupported","answers","missing"],"additionalProperties":false}`)
 	condenseSchema = json.RawMessage(`{"type":"object","properties":{` +
 		`"question":{"type":"string"}},"required":["question"],"additionalProperties":false}`)
 )
@@ -119,27 +122,71 @@ func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) 
 	return out, nil
 }
 
-// Rewrite implements agent.Brain. An empty query, or the failed query again,
-// is an error: either would only repeat a search that found nothing.
-func (b *Brain) Rewrite(ctx context.Context, question, query string, attempt int) (string, error) {
-	msgs, err := render("rewrite", map[string]any{"Question": question, "Query": query, "Attempt": attempt})
+// Rewrite implements agent.Brain. The model sees every search already made
+// and the routes it may choose, and replies {query, route} in one call; the
+// schema's route enum lists only the routes the agent can search. A route
+// it may not choose keeps the current one. An empty query, or a search
+// already made, is returned to the model once with the reason; a second
+// bad reply is an error, since it would only repeat a search that found
+// nothing.
+func (b *Brain) Rewrite(ctx context.Context, req agent.RewriteRequest) (agent.Rewrite, error) {
+	routes := req.Routes
+	if len(routes) == 0 {
+		routes = []agent.Route{req.Route}
+	}
+	tried := req.Tried
+	if len(tried) > maxTriedShown {
+		tried = tried[len(tried)-maxTriedShown:]
+	}
+	msgs, err := render("rewrite", map[string]any{
+		"Question": req.Question, "Route": req.Route, "Routes": routes, "Tried": tried,
+		"Attempt": req.Attempt, "Max": req.Max,
+	})
 	if err != nil {
-		return "", err
+		return agent.Rewrite{}, err
 	}
-	var out struct {
-		Query string `json:"query"`
+	schema := rewriteSchema(routes)
+	var problem string
+	for try := 0; try < 2; try++ {
+		if problem != "" {
+			msgs = append(msgs, Message{Role: RoleUser, Content: problem + " Reply again with a new search query, as the schema describes."})
+		}
+		var out struct {
+			Query string `json:"query"`
+			Route string `json:"route"`
+		}
+		if err := b.c.JSON(ctx, msgs, "rewrite", schema, &out); err != nil {
+			return agent.Rewrite{}, err
+		}
+		rw := agent.Rewrite{
+			Query: strings.Trim(strings.TrimSpace(out.Query), `"'`),
+			Route: agent.Route(strings.ToLower(strings.TrimSpace(out.Route))),
+		}
+		if !slices.Contains(routes, rw.Route) {
+			rw.Route = req.Route
+		}
+		switch {
+		case rw.Query == "":
+			problem = "Your reply had an empty query."
+		case agent.Searched(req.Tried, rw.Query, rw.Route):
+			problem = fmt.Sprintf("The query %q was already searched on the %s route and found nothing relevant.", clip(rw.Query, 200), rw.Route)
+		default:
+			return rw, nil
+		}
+		reply, _ := json.Marshal(out)
+		msgs = append(msgs[:len(msgs):len(msgs)], Message{Role: RoleAssistant, Content: string(reply)})
 	}
-	if err := b.c.JSON(ctx, msgs, "rewrite", rewriteSchema, &out); err != nil {
-		return "", err
-	}
-	q := strings.Trim(strings.TrimSpace(out.Query), `"'`)
-	switch {
-	case q == "":
-		return "", fmt.Errorf("llm: rewrite: %w: empty query", ErrBadOutput)
-	case strings.EqualFold(q, strings.TrimSpace(query)):
-		return "", fmt.Errorf("llm: rewrite: %w: the failed query again", ErrBadOutput)
-	}
-	return q, nil
+	return agent.Rewrite{}, fmt.Errorf("llm: rewrite: %w: %s", ErrBadOutput, problem)
+}
+
+// rewriteSchema is the rewrite reply's schema, its route enum limited to
+// the routes the agent can search.
+func rewriteSchema(routes []agent.Route) json.RawMessage {
+	enum, _ := json.Marshal(routes)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"query":{"type":"string","description":"the new search query"},` +
+		`"route":{"type":"string","enum":` + string(enum) + `,"description":"where to search with it"}},` +
+		`"required":["query","route"],"additionalProperties":false}`)
 }
 
 // Generate implements agent.Brain.
@@ -152,9 +199,12 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 	return strings.TrimSpace(answer), err
 }
 
-// Check implements agent.Brain. A verdict that calls the answer grounded
-// but lists unsupported claims is taken as not grounded: the claims are
-// the more specific evidence.
+// Check implements agent.Brain. Both judgements, grounded and answers,
+// come from one request. A verdict that calls the answer grounded but
+// lists unsupported claims is taken as not grounded, and one that says the
+// answer answers but names what is missing is taken as not answering: the
+// specific evidence outweighs the flag, and the badge depends on both.
+// An answer that is not grounded is never taken as answering.
 func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent.Document) (agent.Verdict, error) {
 	msgs, err := render("check", map[string]any{"Question": question, "Answer": answer, "Docs": docs})
 	if err != nil {
@@ -170,7 +220,34 @@ func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent
 			claims = append(claims, c)
 		}
 	}
-	return agent.Verdict{Grounded: out.Grounded && len(claims) == 0, Unsupported: claims}, nil
+	grounded := out.Grounded && len(claims) == 0
+	missing := missingPhrase(out.Missing)
+	answers := grounded && out.Answers && missing == ""
+	if answers {
+		missing = ""
+	}
+	return agent.Verdict{Grounded: grounded, Unsupported: claims, Answers: answers, Missing: missing}, nil
+}
+
+// missingPhrase tidies the model's "missing" for the note the user sees:
+// one line of at most maxMissingWords words, without the lead-in the
+// prompt gives it and without a final full stop. Models write "none" or
+// "N/A" for nothing.
+func missingPhrase(s string) string {
+	words := strings.Fields(s)
+	if len(words) > maxMissingWords {
+		words = append(words[:maxMissingWords], "…")
+	}
+	s = strings.Join(words, " ")
+	for _, p := range []string{"I found related text but nothing that says ", "nothing that says ", "Nothing that says "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	s = strings.TrimRight(s, ". ")
+	switch strings.ToLower(s) {
+	case "", "none", "n/a", "na", "nothing", "null", "-":
+		return ""
+	}
+	return s
 }
 
 // Direct implements agent.Brain. The model can always try, so ok is true.

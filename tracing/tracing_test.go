@@ -30,7 +30,7 @@ func TestOneSpanPerNode(t *testing.T) {
 	srv.On("route", `{"route":"vector","reason":"internal policy"}`).
 		OnPrompt("grade", "Tacos", `{"relevant":false,"reason":"off topic"}`).
 		On("grade", `{"relevant":true,"reason":"on topic"}`).
-		On("generate", "Refunds within 30 days [1].").On("check", `{"grounded":true,"unsupported":[]}`)
+		On("generate", "Refunds within 30 days [1].").On("check", `{"grounded":true,"unsupported":[],"answers":true,"missing":""}`)
 	store := docs{
 		{ID: "d1", Title: "Refund policy", Content: "Customers can request a full refund within 30 days."},
 		{ID: "d2", Title: "Lunch", Content: "Tacos on Tuesday."},

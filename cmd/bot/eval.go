@@ -25,13 +25,18 @@ const evalSynopsis = `eval [flags] CASES.jsonl
        bot eval export-feedback [--out FILE]
 
 Runs every case of CASES.jsonl through the agent and scores the route, the
-answer and the sources (the format is described in eval/doc.go). The
+answer and the sources (the format is described in eval/doc.go), and how
+far each confidence badge can be trusted: for each badge, how many of its
+answers were right, and how many answers were confidently wrong (a high
+badge on a wrong answer, or a high or medium badge on an answer where none
+exists; see eval/doc.go). The
 knowledge base is loaded into a fresh temporary store with the normal ingest
 and graph import; the model and web search come from the usual settings, so
 with none configured this measures the offline engine.
 
   bot eval --kb examples eval/demo.jsonl
   bot eval --docs ../shared/eval-data/handbook --northwind ../shared/eval-data/northwind eval/handbook-northwind.jsonl
+  bot eval --kb examples --max-confidently-wrong 0 eval/heldout-demo.jsonl
 
 export-feedback writes the 👍/👎 votes people gave in chat as cases.
 
@@ -67,6 +72,8 @@ func (m *Main) evalCases(ctx context.Context, args []string) error {
 	var minRoute, minAnswer fraction
 	fs.Var(&minRoute, "min-route-accuracy", "fail unless route accuracy reaches this `fraction` (0.9 or 90%)")
 	fs.Var(&minAnswer, "min-answer-rate", "fail unless the answer hit-rate reaches this `fraction` (0.8 or 80%)")
+	var maxWrong limit
+	fs.Var(&maxWrong, "max-confidently-wrong", "fail when more than `N` answers are confidently wrong (0: none may be)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -139,7 +146,11 @@ func (m *Main) evalCases(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := (eval.Thresholds{MinRouteAccuracy: float64(minRoute), MinAnswerRate: float64(minAnswer)}).Check(sum); err != nil {
+	th := eval.Thresholds{MinRouteAccuracy: float64(minRoute), MinAnswerRate: float64(minAnswer)}
+	if maxWrong.set {
+		th.MaxConfidentlyWrong = &maxWrong.n
+	}
+	if err := th.Check(sum); err != nil {
 		return err
 	}
 	switch len(bad) {
@@ -408,5 +419,29 @@ func (f *fraction) Set(v string) error {
 		return fmt.Errorf("%q is outside 0..1 (0%%..100%%)", v)
 	}
 	*f = fraction(x)
+	return nil
+}
+
+// limit is a flag for a count that is unchecked unless given: 0 is a limit.
+type limit struct {
+	n   int
+	set bool
+}
+
+// String writes the count, or nothing when unset, as flag.Value requires.
+func (l *limit) String() string {
+	if l == nil || !l.set {
+		return ""
+	}
+	return strconv.Itoa(l.n)
+}
+
+// Set reads a whole number, 0 or more.
+func (l *limit) Set(v string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not a count such as 0 or 3", v)
+	}
+	l.n, l.set = n, true
 	return nil
 }

@@ -105,6 +105,66 @@ func TestEvalThresholds(t *testing.T) {
 	}
 }
 
+// --max-confidently-wrong sets the exit status. The backups question has an
+// answer in the demo documents, which the engine gives with a badge of
+// high or medium, so a case that expects no answer to it is confidently
+// wrong whatever the engine's other changes.
+func TestEvalMaxConfidentlyWrong(t *testing.T) {
+	cases := writeLines(t,
+		`{"id": "wifi", "question": "What is the office wifi password?", "expected_route": "vector", "must_contain": ["couldn't find"]}`,
+		`{"id": "wifi-wrong", "question": "What is the office wifi password?", "expected_route": "vector", "must_contain": ["hunter2"]}`,
+		`{"id": "backups-cw", "question": "How long do we keep backups?", "expected_route": "vector", "must_contain": ["couldn't find"]}`,
+	)
+	out, stderr, err := run(t, map[string]string{}, "eval", "--kb", "../../examples", "--max-confidently-wrong", "0", cases)
+	if !errors.Is(err, eval.ErrThreshold) || exitCode(err) == 0 {
+		t.Fatalf("err = %v\n%s", err, stderr)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "1 confidently wrong (backups-cw) is more than --max-confidently-wrong 0") {
+		t.Errorf("err = %v", err)
+	}
+	sq := squash(out)
+	for _, want := range []string{"Confidently wrong 1", "badge answers judged right precision confidently wrong", "none 2 2 1 50.0% 0",
+		"Failed (2, the 1 confidently wrong first): backups-cw"} {
+		if !strings.Contains(sq, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	failed := out[strings.Index(out, "Failed ("):]
+	if i, j := strings.Index(failed, "backups-cw"), strings.Index(failed, "wifi-wrong"); i < 0 || j < i || !strings.Contains(failed, "CONFIDENTLY WRONG") {
+		t.Errorf("the confidently wrong case is not listed first:\n%s", failed)
+	}
+
+	// The limit is "more than N": one confidently wrong answer meets 1,
+	// with the flag after the file name.
+	if _, stderr, err := run(t, map[string]string{}, "eval", "--kb", "../../examples", cases, "--max-confidently-wrong", "1"); err != nil {
+		t.Errorf("a met limit failed: %v\n%s", err, stderr)
+	}
+	// Without the flag, confidently wrong answers do not fail the run.
+	if _, _, err := run(t, map[string]string{}, "eval", "--kb", "../../examples", cases); err != nil {
+		t.Errorf("no limit: %v", err)
+	}
+
+	out, stderr, err = run(t, map[string]string{}, "eval", "--kb", "../../examples", "--json", cases)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var rep struct {
+		eval.Summary
+		Results []struct {
+			ID               string `json:"id"`
+			ConfidentlyWrong bool   `json:"confidently_wrong"`
+			AnsweredAnyway   bool   `json:"answered_anyway"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.ConfidentlyWrong != 1 || strings.Join(rep.ConfidentlyWrongCases, ",") != "backups-cw" || len(rep.Calibration) < 5 ||
+		rep.Calibration[4].Badge != "none" || rep.Calibration[4].Right != 1 || !rep.Results[2].ConfidentlyWrong || !rep.Results[2].AnsweredAnyway || rep.Results[1].ConfidentlyWrong {
+		t.Errorf("report = %+v", rep)
+	}
+}
+
 func TestEvalBadInput(t *testing.T) {
 	good := fiveCases[0]
 	cases := []struct {
@@ -119,6 +179,8 @@ func TestEvalBadInput(t *testing.T) {
 		{"no knowledge base", []string{writeLines(t, good)}, "no knowledge base"},
 		{"missing kb", []string{"--kb", "nowhere", writeLines(t, good)}, "nowhere"},
 		{"bad threshold", []string{"--min-route-accuracy", "lots", writeLines(t, good)}, "not a fraction"},
+		{"bad limit", []string{"--max-confidently-wrong", "lots", writeLines(t, good)}, "not a count"},
+		{"negative limit", []string{"--max-confidently-wrong", "-1", writeLines(t, good)}, "not a count"},
 		{"no file", []string{"--kb", "../../examples"}, "Usage: bot eval"},
 	}
 	for _, tc := range cases {
@@ -140,14 +202,18 @@ func TestEvalBadInput(t *testing.T) {
 	}
 }
 
-// The shipped sets parse and cover what the issue asks of them.
+// The shipped sets parse and cover what the issue asks of them. The
+// held-out sets (questions phrased unlike the documents) have no web case.
 func TestEvalSets(t *testing.T) {
 	for _, set := range []struct {
 		path                     string
 		min, followUps, noAnswer int
+		noWeb                    bool
 	}{
-		{"../../eval/demo.jsonl", 60, 5, 5},
-		{"../../eval/handbook-northwind.jsonl", 40, 3, 3},
+		{"../../eval/demo.jsonl", 60, 5, 5, false},
+		{"../../eval/handbook-northwind.jsonl", 40, 3, 3, false},
+		{"../../eval/heldout-demo.jsonl", 40, 3, 5, true},
+		{"../../eval/heldout-handbook-northwind.jsonl", 40, 3, 5, true},
 	} {
 		t.Run(filepath.Base(set.path), func(t *testing.T) {
 			cases, bad, err := eval.ReadFile(set.path)
@@ -174,7 +240,7 @@ func TestEvalSets(t *testing.T) {
 				t.Errorf("%d cases, %d follow-ups, %d no-answer; want at least %d, %d, %d", len(cases), follow, none, set.min, set.followUps, set.noAnswer)
 			}
 			for _, r := range eval.Routes {
-				if routes[r] == 0 {
+				if routes[r] == 0 && !(set.noWeb && r == agent.RouteWeb) {
 					t.Errorf("no case expects the %s route", r)
 				}
 			}
@@ -199,7 +265,7 @@ func TestEvalDemoSetOffline(t *testing.T) {
 	if rep.Errors > 0 || rep.Citation.Value < 0.75 {
 		t.Errorf("errors %d, citation hit-rate %s", rep.Errors, rep.Citation)
 	}
-	t.Logf("demo set: routes %s, answers %s, citations %s in %v", rep.Route, rep.Answer, rep.Citation, time.Since(start))
+	t.Logf("demo set: routes %s, answers %s, citations %s, confidently wrong %d in %v", rep.Route, rep.Answer, rep.Citation, rep.ConfidentlyWrong, time.Since(start))
 }
 
 // The README's command for the public material, when it is present.

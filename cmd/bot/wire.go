@@ -31,7 +31,7 @@ type docStore interface {
 // graphStore is what the commands and the offline router need of a graph.
 type graphStore interface {
 	ingest.GraphWriter
-	offline.EntityMatcher
+	offline.Names
 }
 
 // App is Switchboard wired from a Config: every New… call is here, so one

@@ -10,7 +10,7 @@
 //	grade    {"relevant":true,"reason":"…"}
 //	rewrite  {"query":"…"}
 //	generate plain text, citing documents as [n]
-//	check    {"grounded":true,"unsupported":[]}
+//	check    {"grounded":true,"unsupported":[],"answers":true,"missing":""}
 //	condense {"question":"…"} (only asked when the thread has history)
 //	direct   plain text
 //	cypher   {"cypher":"MATCH … RETURN … LIMIT n"} (llm.Brain.WriteCypher, for the Neo4j graph route)
@@ -22,7 +22,7 @@
 //	srv.On("route", `{"route":"graph","reason":"asks who supplies whom"}`)
 //	srv.On("grade", `{"relevant":false,"reason":"off topic"}`, `{"relevant":true,"reason":"names the supplier"}`)
 //	srv.On("generate", "Acme supplies Globex [1].")
-//	srv.On("check", `{"grounded":true,"unsupported":[]}`)
+//	srv.On("check", `{"grounded":true,"unsupported":[],"answers":true,"missing":""}`)
 //	brain := srv.Brain() // or llm.New(srv.Config())
 //	…
 //	if srv.Calls("rewrite") != 0 { … }

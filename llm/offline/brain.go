@@ -5,49 +5,62 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/graphwalk"
 )
 
-// EntityMatcher finds the knowledge-graph entities a text mentions. The
-// graph stores implement it; it lets the router send "Who supplies Acme
-// Corp?" to the graph because Acme Corp is a known entity.
+// Names is what the offline Brain reads of the knowledge graph: the index
+// of its entity names and labels, which the graph stores keep
+// (sqlite.GraphStore and neo4j.Graph build it once per graph version). It
+// lets the router send "Who makes Chai?" to the graph because Chai is a
+// known product, and lets the grader and generator recognise the entities
+// a question names.
 //
-// MatchEntities returns the names of the entities mentioned in text, as the
-// graph spells them. It may be called from several goroutines at once (the
-// agent grades documents concurrently). An error is not fatal: the Brain
-// then decides from the words alone.
-type EntityMatcher interface {
-	MatchEntities(ctx context.Context, text string) ([]string, error)
+// EntityIndex may be called from several goroutines at once (the agent
+// grades documents concurrently). An error is not fatal: the Brain then
+// decides from the words alone.
+type Names interface {
+	EntityIndex(ctx context.Context) (*graphwalk.Index, error)
 }
 
 // Brain is the offline agent.Brain. It holds no mutable state, so one Brain
 // may serve many runs at once.
 type Brain struct {
-	entities EntityMatcher // may be nil
+	names Names // may be nil
 }
 
 var _ agent.Brain = (*Brain)(nil)
 
-// New returns an offline Brain. entities may be nil, in which case graph
+// New returns an offline Brain. names may be nil, in which case graph
 // questions are recognised from their wording alone.
-func New(entities EntityMatcher) *Brain {
-	return &Brain{entities: entities}
+func New(names Names) *Brain {
+	return &Brain{names: names}
 }
 
-// matchEntities asks the EntityMatcher, if any, which entities text
-// mentions. Its failures are swallowed, because entities only sharpen a
-// decision the words can make alone; only the cancellation of ctx is
-// returned. Names are trimmed, de-duplicated and capped.
-func (b *Brain) matchEntities(ctx context.Context, text string) ([]string, error) {
-	if b == nil || b.entities == nil {
+// index returns the graph's entity index, or nil when there is no graph
+// or it cannot be read. Its failures are swallowed, because entities only
+// sharpen a decision the words can make alone; only the cancellation of
+// ctx is returned. A nil *graphwalk.Index matches nothing.
+func (b *Brain) index(ctx context.Context) (*graphwalk.Index, error) {
+	if b == nil || b.names == nil {
 		return nil, nil
 	}
-	names, err := b.entities.MatchEntities(ctx, clip(text, maxQuestion))
+	idx, err := b.names.EntityIndex(ctx)
 	if err != nil {
 		return nil, ctx.Err()
 	}
+	return idx, nil
+}
+
+// matchEntities returns the names of the graph entities text mentions, as
+// the graph spells them: trimmed, de-duplicated and capped.
+func (b *Brain) matchEntities(ctx context.Context, text string) ([]string, error) {
+	idx, err := b.index(ctx)
+	if err != nil || idx == nil {
+		return nil, err
+	}
 	var out []string
 	seen := make(map[string]bool)
-	for _, n := range names {
+	for _, n := range idx.MatchNames(clip(text, maxQuestion)) {
 		if len(out) >= maxEntities {
 			break
 		}

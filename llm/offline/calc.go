@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // The calculator behind the direct route: a recursive-descent parser that
@@ -52,95 +51,90 @@ type calcToken struct {
 
 // lexCalc turns an expression into tokens. Any word or symbol it does not
 // know makes the whole text "not arithmetic", which is how the router tells
-// "what is 12*7" from "what is our Q3 revenue".
+// "what is 12*7" from "what is our Q3 revenue". Numbers may be written in
+// words ("one thousand two hundred and fifty", "three and a half"), and a
+// fraction in words multiplies what follows "of": "a fifth of 1,250" is
+// (1/5) * 1250.
 func lexCalc(s string) ([]calcToken, error) {
-	if len(s) > maxExpr {
-		return nil, errSyntax
+	ls, err := scanLexemes(s)
+	if err != nil {
+		return nil, err
 	}
-	s = strings.ToLower(s)
 	var toks []calcToken
 	op := func(c byte) { toks = append(toks, calcToken{kind: kOp, op: c}) }
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+	for i := 0; i < len(ls); {
+		l := ls[i]
+		if l.kind == lxSym {
+			op(l.text[0])
 			i++
-		case isDigit(c) || (c == '.' && i+1 < len(s) && isDigit(s[i+1])):
-			j, text := scanNumber(s, i)
-			f, err := strconv.ParseFloat(text, 64)
-			if err != nil {
-				return nil, errSyntax
+			continue
+		}
+		if n, ok := numberAt(ls, i); ok {
+			f, _ := n.value.Float64()
+			if math.IsInf(f, 0) {
+				return nil, errSyntax // a numeral too long to be a number
 			}
 			toks = append(toks, calcToken{kind: kNum, num: f})
-			i = j
-		case c == '*' && i+1 < len(s) && s[i+1] == '*':
-			op('^')
-			i += 2
-		case strings.IndexByte("+-*/^()%", c) >= 0:
-			op(c)
+			i += n.n
+			if n.frac && i < len(ls) && ls[i].is("of") {
+				op('*')
+				i++
+			}
+			continue
+		}
+		if l.kind != lxWord {
+			return nil, errSyntax
+		}
+		i++
+		switch l.text {
+		case "plus":
+			op('+')
+		case "minus":
+			op('-')
+		case "times", "multiplied":
+			op('*')
+		case "x":
+			// Only between numbers ("3 x 4"): "2x+3" is algebra.
+			n := len(toks)
+			if n == 0 || !(toks[n-1].kind == kNum || toks[n-1].op == ')') || i >= len(ls) {
+				return nil, errSyntax
+			}
+			if _, num := numberAt(ls, i); !num && !(ls[i].kind == lxSym && ls[i].text == "(") {
+				return nil, errSyntax
+			}
+			op('*')
+		case "divided", "over":
+			op('/')
+		case "percent", "pct":
+			op('%')
+		case "per":
+			// "per cent"
+			if i >= len(ls) || !ls[i].is("cent") {
+				return nil, errSyntax
+			}
+			op('%')
 			i++
-		case c >= 'a' && c <= 'z':
-			j := i
-			for j < len(s) && s[j] >= 'a' && s[j] <= 'z' {
-				j++
+		case "sqrt", "root":
+			toks = append(toks, calcToken{kind: kSqrt})
+		case "squared":
+			op('^')
+			toks = append(toks, calcToken{kind: kNum, num: 2})
+		case "cubed":
+			op('^')
+			toks = append(toks, calcToken{kind: kNum, num: 3})
+		case "power":
+			op('^')
+		case "of":
+			// "to the power of": the "of" belongs to "power".
+			if n := len(toks); n > 0 && toks[n-1].kind == kOp && toks[n-1].op == '^' {
+				continue
 			}
-			w := s[i:j]
-			i = j
-			switch w {
-			case "plus":
-				op('+')
-			case "minus":
-				op('-')
-			case "times", "multiplied":
-				op('*')
-			case "x":
-				// Only between numbers ("3 x 4"): "2x+3" is algebra.
-				n := len(toks)
-				rest := strings.TrimLeft(s[i:], " ")
-				if n == 0 || !(toks[n-1].kind == kNum || toks[n-1].op == ')') ||
-					rest == "" || !(isDigit(rest[0]) || rest[0] == '(' || rest[0] == '.') {
-					return nil, errSyntax
-				}
-				op('*')
-			case "divided", "over":
-				op('/')
-			case "percent", "pct":
-				op('%')
-			case "sqrt", "root":
-				toks = append(toks, calcToken{kind: kSqrt})
-			case "squared":
-				op('^')
-				toks = append(toks, calcToken{kind: kNum, num: 2})
-			case "cubed":
-				op('^')
-				toks = append(toks, calcToken{kind: kNum, num: 3})
-			case "power":
-				op('^')
-			case "of":
-				// "to the power of": the "of" belongs to "power".
-				if n := len(toks); n > 0 && toks[n-1].kind == kOp && toks[n-1].op == '^' {
-					continue
-				}
-				toks = append(toks, calcToken{kind: kOf})
-			case "by", "the", "square", "to", "raised":
-				// Glue words: "divided by", "the square root of",
-				// "raised to the power of".
-			default:
-				return nil, errSyntax
-			}
+			toks = append(toks, calcToken{kind: kOf})
+		case "by", "the", "square", "to", "raised":
+			// Glue words: "divided by", "the square root of",
+			// "raised to the power of".
 		default:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			switch r {
-			case '×', '·':
-				op('*')
-			case '÷':
-				op('/')
-			case '−', '–':
-				op('-')
-			default:
-				return nil, errSyntax
-			}
-			i += n
+			return nil, errSyntax
 		}
 	}
 	return toks, nil
@@ -406,9 +400,24 @@ var leadIns = []string{
 // number. Math errors (division by zero) come back with ok true: the
 // question was arithmetic, it just has no answer.
 func arithmetic(question string) (expr string, value float64, err error, ok bool) {
+	q, ok := stripLeadIns(question)
+	if !ok {
+		return "", 0, nil, false
+	}
+	v, ops, err := evaluate(q)
+	if errors.Is(err, errSyntax) || ops == 0 {
+		return "", 0, nil, false
+	}
+	return q, v, err, true
+}
+
+// stripLeadIns lowercases a question and removes the ways of asking for a
+// calculation around it ("hey, can you calculate …, please?"). ok is false
+// for a question too long to be one.
+func stripLeadIns(question string) (string, bool) {
 	q := strings.TrimSpace(question)
 	if len(q) > maxExpr+32 {
-		return "", 0, nil, false
+		return "", false
 	}
 	q = strings.ToLower(q)
 	for range 8 { // lead-ins can stack: "hey, can you calculate"
@@ -426,9 +435,36 @@ func arithmetic(question string) (expr string, value float64, err error, ok bool
 			break
 		}
 	}
-	v, ops, err := evaluate(q)
-	if errors.Is(err, errSyntax) || ops == 0 {
-		return "", 0, nil, false
+	return q, true
+}
+
+// Reasons the router gives for a calculation.
+const (
+	reasonArithmetic = "arithmetic"
+	reasonConversion = "a unit conversion"
+)
+
+// calculate answers what the calculator can: arithmetic, in symbols or
+// words ("What is 15% of 340?", "What is one fifth of one thousand two
+// hundred and fifty?"), and unit conversions ("How many seconds are in 2.5
+// minutes?"). It returns the direct route's answer and the router's
+// reason; ok is false for any other question.
+func calculate(question string) (answer, reason string, ok bool) {
+	if expr, v, err, ok := arithmetic(question); ok {
+		switch {
+		case errors.Is(err, errDivZero):
+			return "I can't divide by zero, so " + expr + " has no value.", reasonArithmetic, true
+		case err != nil:
+			return "I can't compute " + expr + ": " + err.Error() + ".", reasonArithmetic, true
+		}
+		return expr + " is " + formatNumber(v) + ".", reasonArithmetic, true
 	}
-	return q, v, err, true
+	q, ok := stripLeadIns(question)
+	if !ok {
+		return "", "", false
+	}
+	if c, ok := conversion(strings.TrimPrefix(q, "convert ")); ok {
+		return c.answer(), reasonConversion, true
+	}
+	return "", "", false
 }

@@ -28,13 +28,17 @@ type claim struct {
 // that cites only documents that do not exist is unsupported. Lead-ins such
 // as "From the knowledge graph:" and the generator's own "no sentence
 // answers this" are not claims and are not checked.
+//
+// The supported sentences then answer the question when they cover its
+// focus: its names, most of its topic words, and the kind of answer it
+// asks for (answers.go). Missing says what they do not cover.
 func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent.Document) (agent.Verdict, error) {
 	if err := ctx.Err(); err != nil {
 		return agent.Verdict{}, err
 	}
 	docs = docs[:min(len(docs), maxDocs)]
 	ev := newEvidence(docs)
-	var unsupported []string
+	var unsupported, supported []string
 	checked := 0
 	for _, c := range claimsOf(answer) {
 		if isMetaSentence(c.text) {
@@ -46,12 +50,32 @@ func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent
 			continue // nothing is claimed: "Yes." or a lone symbol
 		}
 		checked++
-		if !ev.supports(c.refs, words, nums) && len(unsupported) < maxUnsupported {
+		if ev.supports(c.refs, words, nums) {
+			supported = append(supported, c.text)
+		} else if len(unsupported) < maxUnsupported {
 			unsupported = append(unsupported, clipWords(c.text, 300))
 		}
 	}
-	grounded := checked > 0 && len(unsupported) == 0
-	return agent.Verdict{Grounded: grounded, Unsupported: unsupported}, nil
+	v := agent.Verdict{Grounded: checked > 0 && len(unsupported) == 0, Unsupported: unsupported}
+	if v.Grounded {
+		cov := answersFocus(focusOf(question), supported, allText(docs))
+		v.Answers = cov.answers && len(supported) > 0
+		if !v.Answers {
+			v.Missing = cov.missing
+		}
+	}
+	return v, nil
+}
+
+// allText is the text of the documents, which the answering check reads
+// for the names and words of the question.
+func allText(docs []agent.Document) string {
+	var b strings.Builder
+	for _, d := range docs {
+		b.WriteString(docText(d))
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // claimsOf splits an answer into sentences: by line (list items are

@@ -2,7 +2,6 @@ package offline
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
@@ -22,9 +21,10 @@ const (
 
 var thanks = setOf(`thanks thank thx ty cheers`)
 
-// Direct answers without retrieval. Offline that means arithmetic, which
-// the calculator evaluates ("15% of 340 is 51."), and greetings, which get
-// a short introduction; both come back with ok true, as does an arithmetic
+// Direct answers without retrieval. Offline that means arithmetic and unit
+// conversions, which the calculator evaluates ("15% of 340 is 51.", "2.5
+// minutes is 150 seconds."), and greetings, which get a short
+// introduction; these come back with ok true, as does an arithmetic
 // question without an answer ("can't divide by zero"), because saying so is
 // the answer. Everything else gets NoModelAnswer with ok false.
 func (b *Brain) Direct(ctx context.Context, question string, history []agent.Turn) (string, bool, error) {
@@ -32,14 +32,8 @@ func (b *Brain) Direct(ctx context.Context, question string, history []agent.Tur
 		return "", false, err
 	}
 	q := clip(question, maxQuestion)
-	if expr, v, err, ok := arithmetic(q); ok {
-		switch {
-		case errors.Is(err, errDivZero):
-			return "I can't divide by zero, so " + expr + " has no value.", true, nil
-		case err != nil:
-			return "I can't compute " + expr + ": " + err.Error() + ".", true, nil
-		}
-		return expr + " is " + formatNumber(v) + ".", true, nil
+	if answer, _, ok := calculate(q); ok {
+		return answer, true, nil
 	}
 	toks := tokens(q)
 	if _, ok := smallTalk(toks, " "+strings.Join(lowers(toks), " ")+" "); ok {

@@ -59,11 +59,14 @@ func FuzzBrain(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
+		tried := []agent.Tried{{Query: followUp, Route: agent.RouteVector}}
 		for attempt := 0; attempt <= 4; attempt++ {
-			q, err := b.Rewrite(ctx, question, followUp, attempt)
-			if err != nil || strings.TrimSpace(q) == "" {
-				t.Fatalf("Rewrite(%q, %q, %d) = %q, %v", question, followUp, attempt, q, err)
+			rw, err := b.Rewrite(ctx, agent.RewriteRequest{Question: question, Route: agent.RouteVector, Tried: tried,
+				Routes: []agent.Route{agent.RouteVector, agent.RouteGraph}, Attempt: attempt, Max: 4})
+			if err != nil || strings.TrimSpace(rw.Query) == "" || !rw.Route.Valid() {
+				t.Fatalf("Rewrite(%q, %q, %d) = %+v, %v", question, followUp, attempt, rw, err)
 			}
+			tried = append(tried, agent.Tried{Query: rw.Query, Route: rw.Route})
 		}
 		ans, err := b.Generate(ctx, agent.GenerateRequest{Question: question, Docs: docs, Unsupported: []string{followUp}})
 		if err != nil || ans == "" {
@@ -105,8 +108,9 @@ func TestHugeInputs(t *testing.T) {
 	if _, err := b.Grade(ctx, question, docs[0]); err != nil {
 		t.Fatal(err)
 	}
-	if q, err := b.Rewrite(ctx, question, question, 2); err != nil || len(q) > 1000 {
-		t.Fatalf("Rewrite = %d bytes, %v", len(q), err)
+	if rw, err := b.Rewrite(ctx, agent.RewriteRequest{Question: question, Route: agent.RouteVector, Attempt: 2,
+		Tried: []agent.Tried{{Query: question, Route: agent.RouteVector}}}); err != nil || len(rw.Query) > 1000 {
+		t.Fatalf("Rewrite = %d bytes, %v", len(rw.Query), err)
 	}
 	ans, err := b.Generate(ctx, agent.GenerateRequest{Question: question, Docs: docs})
 	if err != nil {

@@ -4,60 +4,218 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"unicode"
+
+	"github.com/switchboard/switchboard/agent"
 )
 
 // maxQueryTerms bounds a rewritten query; search backends gain nothing from
 // more.
 const maxQueryTerms = 16
 
-// Rewrite makes a new search query from the question's keywords. Each
-// attempt tries a different idea:
+// Rewrite proposes a new search after one found nothing relevant: first
+// where to look (see rewriteRoute), then a query never sent there before.
 //
+// The queries for a route are tried in this order, starting after as many
+// as that route has already been asked, and skipping any already searched
+// there:
+//
+//  0. the question itself, for a route that has not seen it (a switch);
 //  1. the keywords alone, without the question's filler words;
 //  2. the keywords plus synonyms from a small table (refund → return,
 //     reimbursement), for documents that use other words;
 //  3. only the two or three most specific keywords, for documents that
-//     mention the topic without the rest of the question's words.
+//     mention the topic without the rest of the question's words;
+//  4. the keywords' stems ("moonlight" for "moonlighting").
 //
-// If an attempt's query equals the previous one it tries the next idea, then
-// the keywords' stems, so the query changes whenever it can. It always returns a non-empty query.
-func (b *Brain) Rewrite(ctx context.Context, question, query string, attempt int) (string, error) {
+// It always returns a non-empty query. Only when every idea has been
+// searched on the route is it one already tried, which tells the agent that
+// rewriting has nothing left to offer.
+func (b *Brain) Rewrite(ctx context.Context, req agent.RewriteRequest) (agent.Rewrite, error) {
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return agent.Rewrite{}, err
 	}
-	kws := keywords(clip(question, maxQuestion))
-	if len(kws) == 0 {
-		kws = keywords(clip(query, maxQuestion))
+	question := clip(req.Question, maxQuestion)
+	route, reason, err := b.rewriteRoute(ctx, question, req)
+	if err != nil {
+		return agent.Rewrite{}, err
 	}
-	if len(kws) == 0 {
-		// Nothing but stopwords: the words themselves are all there is.
-		if q := strings.Join(strings.Fields(clip(question, 300)), " "); q != "" {
-			return q, nil
+	ideas := queryIdeas(question, req.Tried)
+	done := 0
+	for _, t := range req.Tried {
+		if t.Route == route {
+			done++
 		}
-		if q := strings.Join(strings.Fields(clip(query, 300)), " "); q != "" {
-			return q, nil
-		}
-		return "help", nil
 	}
-	ideas := []func([]keyword) string{plainQuery, expandedQuery, specificQuery}
-	first := min(max(attempt, 1), len(ideas)) - 1
-	prev := normaliseQuery(query)
 	for i := range ideas {
-		q := ideas[(first+i)%len(ideas)](kws)
-		if q != "" && normaliseQuery(q) != prev {
-			return q, nil
+		q := ideas[(done+i)%len(ideas)]
+		if !agent.Searched(req.Tried, q, route) {
+			return agent.Rewrite{Query: q, Route: route, Reason: reason}, nil
 		}
 	}
-	// A one-word question gives the same query every time; its stems
-	// ("moonlight" for "moonlighting") are the last idea left.
-	if q := stemQuery(kws); normaliseQuery(q) != prev {
-		return q, nil
-	}
-	return plainQuery(kws), nil
+	return agent.Rewrite{Query: ideas[min(1, len(ideas)-1)], Route: route}, nil
 }
 
-func normaliseQuery(q string) string {
-	return strings.Join(strings.Fields(strings.ToLower(q)), " ")
+// queryIdeas are the candidate queries of Rewrite, in order; none is empty
+// and there is at least one.
+func queryIdeas(question string, tried []agent.Tried) []string {
+	var ideas []string
+	add := func(q string) {
+		if q = strings.TrimSpace(q); q != "" {
+			ideas = append(ideas, q)
+		}
+	}
+	add(strings.Join(strings.Fields(clip(question, 1000)), " "))
+	kws := keywords(question)
+	if len(kws) == 0 && len(tried) > 0 {
+		kws = keywords(clip(tried[len(tried)-1].Query, maxQuestion))
+	}
+	if len(kws) > 0 {
+		add(plainQuery(kws))
+		add(expandedQuery(kws))
+		add(specificQuery(kws))
+		add(stemQuery(kws))
+	} else {
+		// Nothing but stopwords: the words themselves are all there is.
+		add(strings.ToLower(strings.Join(strings.Fields(clip(question, 300)), " ")))
+		if len(tried) > 0 {
+			add(strings.Join(strings.Fields(clip(tried[len(tried)-1].Query, 300)), " "))
+		}
+	}
+	if len(ideas) == 0 {
+		ideas = append(ideas, "help")
+	}
+	return ideas
+}
+
+// rewriteRoute decides where the next search goes. The router judged the
+// question from its words; a search that found nothing is new evidence:
+//
+//   - the documents had nothing, and the question names an entity of the
+//     knowledge graph ("Who makes Geitost?") → the graph, once;
+//   - the graph had nothing, the question names no entity of it and
+//     speaks of documents ("eligible", "policy", "how") → the documents,
+//     once;
+//   - the web had nothing, and the question names an entity → the graph;
+//     or it is about the company's own things ("our", "policy") → the
+//     documents;
+//   - otherwise the same route.
+//
+// Only routes the agent offers (req.Routes) are chosen. The web is never
+// chosen: the agent's web fallback asks it when the rewrites are spent.
+func (b *Brain) rewriteRoute(ctx context.Context, question string, req agent.RewriteRequest) (agent.Route, string, error) {
+	asked := func(r agent.Route) int {
+		n := 0
+		for _, t := range req.Tried {
+			if t.Route == r {
+				n++
+			}
+		}
+		return n
+	}
+	can := func(r agent.Route) bool { return r != req.Route && slices.Contains(req.Routes, r) }
+	names, err := b.graphNames(ctx, question)
+	if err != nil {
+		return "", "", err
+	}
+	switch req.Route {
+	case agent.RouteVector, agent.RouteWeb:
+		if len(names) > 0 && can(agent.RouteGraph) && asked(agent.RouteGraph) == 0 {
+			return agent.RouteGraph, names[0].what + " is in the knowledge graph", nil
+		}
+		if req.Route == agent.RouteWeb && can(agent.RouteVector) && asked(agent.RouteVector) == 0 {
+			toks := tokens(question)
+			if hasAny(" "+strings.Join(lowers(toks), " ")+" ", internalWords) {
+				return agent.RouteVector, "the web had nothing; it may be in our documents", nil
+			}
+		}
+	case agent.RouteGraph:
+		if can(agent.RouteVector) && asked(agent.RouteVector) == 0 && len(names) == 0 && aboutDocuments(question) {
+			return agent.RouteVector, "the knowledge graph had nothing relevant", nil
+		}
+	}
+	return req.Route, "", nil
+}
+
+// aboutDocuments reports whether a question speaks of what documents say
+// (a policy, a procedure, who is eligible or allowed, how something is
+// done): words that make a graph-shaped question ("Which customers are
+// eligible for refunds?") a question for the documents too. A question with
+// only the graph's shape ("Who supplies Globex?") stays with the graph,
+// which knows who supplies whom even when it does not know Globex.
+func aboutDocuments(question string) bool {
+	for _, t := range tokens(question) {
+		if docWords[t.lower] {
+			return true
+		}
+	}
+	return false
+}
+
+// graphName is an entity of the knowledge graph that a question names.
+type graphName struct {
+	name string
+	what string // for a reason: "Geitost (a product)"
+}
+
+// graphNames returns the graph entities the question names as names: with
+// a capital letter where the question has any ("Who makes Geitost?"), so
+// that an entity called Produce does not send "How do I produce a
+// report?" to the graph. An all-lowercase question is taken at its word.
+//
+// This is the rewriter's one hook into the graph: the entity index of the
+// offline Brain (b.index), as the router uses it.
+func (b *Brain) graphNames(ctx context.Context, question string) ([]graphName, error) {
+	idx, err := b.index(ctx)
+	if err != nil || idx == nil {
+		return nil, err
+	}
+	toks := tokens(question)
+	cased := question != strings.ToLower(question)
+	var out []graphName
+	for _, e := range idx.Match(question) {
+		if cased && !writtenAsName(toks, e.Name) {
+			continue
+		}
+		what := e.Name
+		if len(e.Labels) > 0 {
+			what += " (" + article(strings.ToLower(e.Labels[0])) + ")"
+		}
+		out = append(out, graphName{name: e.Name, what: what})
+	}
+	return out, nil
+}
+
+// writtenAsName reports whether the words of name occur in toks with a
+// capital letter among them. A name the tokens cannot find (other
+// punctuation than the index's) counts as written as a name.
+func writtenAsName(toks []token, name string) bool {
+	want := tokens(name)
+	if len(want) == 0 {
+		return false
+	}
+	for i := 0; i+len(want) <= len(toks); i++ {
+		match, upper := true, false
+		for j, w := range want {
+			if toks[i+j].lower != w.lower {
+				match = false
+				break
+			}
+			upper = upper || strings.IndexFunc(toks[i+j].text, unicode.IsUpper) >= 0
+		}
+		if match {
+			return upper
+		}
+	}
+	return true
+}
+
+// article puts "a" or "an" before a noun.
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
 }
 
 // plainQuery is the keywords, lowercased, in the question's order.

@@ -2,63 +2,179 @@ package offline
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/graphwalk"
 )
 
-func TestRewriteChangesTheQuery(t *testing.T) {
-	tests := []struct {
-		question string
-		distinct bool // all three queries differ, not only from the previous one
-	}{
-		{"What is our refund policy?", true},
-		{"How many vacation days do employees get?", true},
-		{"What is our data retention policy for EU customers?", true},
-		{"Which suppliers are connected to our top 3 customers?", true},
-		// One keyword and no synonyms: only two queries exist, so the
-		// third differs from the second but not from the first.
-		{"What is moonlighting?", false},
+// fixedIndex is a Names over the entities given as "Label:Name".
+type fixedIndex struct{ idx *graphwalk.Index }
+
+func (f fixedIndex) EntityIndex(context.Context) (*graphwalk.Index, error) { return f.idx, nil }
+
+func rewriteBrain(entities ...string) *Brain {
+	var entries []graphwalk.Entry
+	for i, e := range entities {
+		label, name, _ := strings.Cut(e, ":")
+		entries = append(entries, graphwalk.Entry{ID: fmt.Sprint(i), Name: name, Labels: []string{label}})
 	}
-	b := testBrain()
-	for _, tt := range tests {
-		t.Run(tt.question, func(t *testing.T) {
-			seen := map[string]bool{}
-			query := tt.question
-			for attempt := 1; attempt <= 3; attempt++ {
-				next, err := b.Rewrite(context.Background(), tt.question, query, attempt)
-				if err != nil {
-					t.Fatal(err)
+	return New(fixedIndex{graphwalk.NewIndex(entries)})
+}
+
+var (
+	docsOnly  = []agent.Route{agent.RouteVector}
+	docsGraph = []agent.Route{agent.RouteVector, agent.RouteGraph}
+	allRoutes = []agent.Route{agent.RouteVector, agent.RouteGraph, agent.RouteWeb}
+)
+
+// rewrites runs n rewrites the way the agent does: each sees every search
+// before it, the question on route first.
+func rewrites(t *testing.T, b *Brain, question string, route agent.Route, routes []agent.Route, n int) []agent.Rewrite {
+	t.Helper()
+	tried := []agent.Tried{{Query: question, Route: route}}
+	var out []agent.Rewrite
+	for attempt := 1; attempt <= n; attempt++ {
+		rw, err := b.Rewrite(context.Background(), agent.RewriteRequest{
+			Question: question, Route: route, Tried: tried, Routes: routes, Attempt: attempt, Max: n,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(rw.Query) == "" || !rw.Route.Valid() {
+			t.Fatalf("attempt %d: %+v", attempt, rw)
+		}
+		out = append(out, rw)
+		route = rw.Route
+		tried = append(tried, agent.Tried{Query: rw.Query, Route: rw.Route})
+	}
+	return out
+}
+
+func TestRewriteNeverRepeatsASearch(t *testing.T) {
+	b := rewriteBrain("Customer:Acme Corp", "Customer:Globex")
+	for _, q := range []string{
+		"What is our refund policy?",
+		"How many vacation days do employees get?",
+		"What is our data retention policy for EU customers?",
+		"Which suppliers are connected to our top 3 customers?",
+		"Does Acme Corp have a discount?",
+	} {
+		t.Run(q, func(t *testing.T) {
+			seen := map[string]bool{agent.NormalizeQuery(q) + "/vector": true}
+			for i, rw := range rewrites(t, b, q, agent.RouteVector, docsGraph, 3) {
+				key := agent.NormalizeQuery(rw.Query) + "/" + string(rw.Route)
+				if seen[key] {
+					t.Errorf("attempt %d: %q on %s repeats a search", i+1, rw.Query, rw.Route)
 				}
-				if strings.TrimSpace(next) == "" {
-					t.Fatalf("attempt %d: empty query", attempt)
-				}
-				if strings.EqualFold(next, query) {
-					t.Errorf("attempt %d: %q repeats the previous query", attempt, next)
-				}
-				if tt.distinct && seen[strings.ToLower(next)] {
-					t.Errorf("attempt %d: %q repeats an earlier query", attempt, next)
-				}
-				seen[strings.ToLower(next)] = true
-				query = next
+				seen[key] = true
 			}
 		})
 	}
 }
 
 func TestRewriteAttempts(t *testing.T) {
-	b := testBrain()
-	q := "What is our refund policy?"
+	got := rewrites(t, rewriteBrain(), "What is our refund policy?", agent.RouteVector, allRoutes, 3)
 	want := []string{"refund policy", "refund return reimbursement policy guideline rule", "refund"}
 	for i, w := range want {
-		got, err := b.Rewrite(context.Background(), q, q, i+1)
-		if err != nil || got != w {
-			t.Errorf("attempt %d = %q, %v; want %q", i+1, got, err, w)
+		if got[i].Query != w || got[i].Route != agent.RouteVector || got[i].Reason != "" {
+			t.Errorf("attempt %d = %+v; want %q on vector", i+1, got[i], w)
+		}
+	}
+}
+
+// A question with one keyword has only two new queries; the third rewrite
+// can only repeat one, which tells the agent to stop rewriting.
+func TestRewriteRunsOutOfIdeas(t *testing.T) {
+	for q, want := range map[string][]string{
+		"What is moonlighting?": {"moonlighting", "moonlight"},
+		"refund policy":         {"refund return reimbursement policy guideline rule", "refund"}, // already its keywords
+	} {
+		got := rewrites(t, rewriteBrain(), q, agent.RouteVector, docsOnly, 3)
+		tried := []agent.Tried{{Query: q, Route: agent.RouteVector}, {Query: got[0].Query, Route: agent.RouteVector}, {Query: got[1].Query, Route: agent.RouteVector}}
+		if got[0].Query != want[0] || got[1].Query != want[1] || !agent.Searched(tried, got[2].Query, agent.RouteVector) {
+			t.Errorf("%q: rewrites = %+v; want %q, then a repeat", q, got, want)
+		}
+	}
+}
+
+func TestRewriteSwitchesToTheGraph(t *testing.T) {
+	b := rewriteBrain("Product:Geitost", "Category:Produce", "Supplier:Bigfoot Breweries")
+	tests := []struct {
+		question string
+		routes   []agent.Route
+		want     agent.Route
+		reason   string
+	}{
+		{"Who makes Geitost?", docsGraph, agent.RouteGraph, "Geitost (a product) is in the knowledge graph"},
+		{"What beers can we get from Bigfoot Breweries?", allRoutes, agent.RouteGraph, "Bigfoot Breweries (a supplier)"},
+		{"who makes geitost", docsGraph, agent.RouteGraph, "Geitost"}, // all lowercase: taken at its word
+		// No graph retriever: the rewrite stays with the documents.
+		{"Who makes Geitost?", docsOnly, agent.RouteVector, ""},
+		// "produce" is a Category, but written as a verb.
+		{"How do I produce the quarterly report?", docsGraph, agent.RouteVector, ""},
+		{"What is our refund policy?", allRoutes, agent.RouteVector, ""},
+	}
+	for _, tt := range tests {
+		got := rewrites(t, b, tt.question, agent.RouteVector, tt.routes, 1)[0]
+		if got.Route != tt.want || !strings.Contains(got.Reason, tt.reason) || (tt.reason == "") != (got.Reason == "") {
+			t.Errorf("%q: %+v; want route %s, reason %q", tt.question, got, tt.want, tt.reason)
+		}
+	}
+
+	// The switch is made once, with the question itself (the graph walk
+	// reads questions); later rewrites vary the words on the graph.
+	got := rewrites(t, b, "Who makes Geitost?", agent.RouteVector, docsGraph, 3)
+	if got[0].Query != "Who makes Geitost?" || got[1].Route != agent.RouteGraph || got[1].Query != "makes geitost" || got[1].Reason != "" {
+		t.Errorf("rewrites = %+v", got)
+	}
+}
+
+func TestRewriteLeavesTheGraph(t *testing.T) {
+	b := rewriteBrain("Customer:Acme Corp")
+	// Nothing in the graph and no entity named: the documents, at once.
+	got := rewrites(t, b, "Which customers are eligible for refunds?", agent.RouteGraph, allRoutes, 2)
+	if got[0].Route != agent.RouteVector || got[0].Query != "Which customers are eligible for refunds?" || got[0].Reason == "" {
+		t.Errorf("first rewrite = %+v; want the question on vector", got[0])
+	}
+	if got[1].Route != agent.RouteVector || got[1].Query != "customers eligible refunds" {
+		t.Errorf("second rewrite = %+v; want keywords on vector", got[1])
+	}
+	// An entity named, or only the graph's shape: the graph it stays.
+	for _, q := range []string{"What is Acme Corp's refund policy?", "Who supplies Globex Corporation?"} {
+		for _, rw := range rewrites(t, b, q, agent.RouteGraph, docsGraph, 3) {
+			if rw.Route != agent.RouteGraph {
+				t.Errorf("%q: rewrite %+v left the graph", q, rw)
+			}
+		}
+	}
+	// Without a vector retriever it stays on the graph.
+	for _, rw := range rewrites(t, b, "Which customers are eligible for refunds?", agent.RouteGraph, []agent.Route{agent.RouteGraph}, 3) {
+		if rw.Route != agent.RouteGraph {
+			t.Errorf("switched to %s, which is not offered", rw.Route)
+		}
+	}
+}
+
+func TestRewriteLeavesTheWeb(t *testing.T) {
+	b := rewriteBrain("Customer:Globex")
+	for q, want := range map[string]agent.Route{
+		"What did our team announce today?":        agent.RouteVector,
+		"What did Globex announce today?":          agent.RouteGraph,
+		"Who won the match last night?":            agent.RouteWeb,
+		"What is the latest stock price of ACME?":  agent.RouteWeb,
+		"What is the latest version of our policy": agent.RouteVector,
+	} {
+		if got := rewrites(t, b, q, agent.RouteWeb, allRoutes, 1)[0]; got.Route != want {
+			t.Errorf("%q: %+v; want %s", q, got, want)
 		}
 	}
 }
 
 func TestRewriteNeverEmpty(t *testing.T) {
-	b := testBrain()
+	b := rewriteBrain()
 	for _, tt := range []struct{ question, query string }{
 		{"what is it?", "what is it?"},
 		{"", ""},
@@ -66,10 +182,18 @@ func TestRewriteNeverEmpty(t *testing.T) {
 		{"???", ""},
 	} {
 		for attempt := -1; attempt <= 5; attempt++ {
-			got, err := b.Rewrite(context.Background(), tt.question, tt.query, attempt)
-			if err != nil || strings.TrimSpace(got) == "" {
-				t.Errorf("Rewrite(%q, %q, %d) = %q, %v", tt.question, tt.query, attempt, got, err)
+			got, err := b.Rewrite(context.Background(), agent.RewriteRequest{
+				Question: tt.question, Route: agent.RouteVector, Routes: docsOnly, Attempt: attempt,
+				Tried: []agent.Tried{{Query: tt.query, Route: agent.RouteVector}},
+			})
+			if err != nil || strings.TrimSpace(got.Query) == "" || got.Route != agent.RouteVector {
+				t.Errorf("Rewrite(%q, %q, %d) = %+v, %v", tt.question, tt.query, attempt, got, err)
 			}
 		}
+	}
+	// No routes offered at all, and no searches: the current route.
+	got, err := b.Rewrite(context.Background(), agent.RewriteRequest{Question: "refunds?", Route: agent.RouteGraph})
+	if err != nil || got.Route != agent.RouteGraph || got.Query == "" {
+		t.Errorf("Rewrite with no routes = %+v, %v", got, err)
 	}
 }

@@ -5,27 +5,30 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/graphwalk"
 )
 
 // Route reasons. They are shown to users next to the route.
 const (
-	reasonArithmetic = "arithmetic"
-	reasonGreeting   = "a greeting"
-	reasonIdentity   = "asks about Switchboard itself"
-	reasonWeb        = "asks about current events"
-	reasonVector     = "asks about internal documents"
-	reasonGeneral    = "a general-knowledge question, not about internal documents"
+	reasonGreeting = "a greeting"
+	reasonIdentity = "asks about Switchboard itself"
+	reasonWeb      = "asks about current events"
+	reasonVector   = "asks about internal documents"
+	reasonGeneral  = "a general-knowledge question, not about internal documents"
 )
 
 // Route decides where the answer lives, in this order:
 //
-//  1. arithmetic the calculator can evaluate → direct;
+//  1. arithmetic or a unit conversion the calculator can evaluate →
+//     direct;
 //  2. a greeting or "who are you" → direct;
 //  3. a clear sign of current events (news, weather, "this morning",
 //     "current price") → web;
 //  4. a question about relations between entities → graph: who/which with a
 //     relation word ("supplies", "suppliers", "reports to"), a known entity
-//     with a relation word, or "top 3 customers";
+//     with a relation word, "top 3 customers", or a name or label of the
+//     graph's entity index in a relational form ("Who makes Chai?",
+//     "Which category is Tofu in?"; see graphcues.go);
 //  5. a weaker sign of time ("today", "latest", "announced") → web, unless
 //     the question is about "our" things, where "our latest policy" is an
 //     internal document;
@@ -41,8 +44,8 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 		return agent.RouteDecision{}, err
 	}
 	q := clip(question, maxQuestion)
-	if _, _, _, ok := arithmetic(q); ok {
-		return agent.RouteDecision{Route: agent.RouteDirect, Reason: reasonArithmetic}, nil
+	if _, reason, ok := calculate(q); ok {
+		return agent.RouteDecision{Route: agent.RouteDirect, Reason: reason}, nil
 	}
 	toks := tokens(q)
 	lower := " " + strings.Join(lowers(toks), " ") + " "
@@ -52,11 +55,12 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 	if hasAny(lower, strongWeb) {
 		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
 	}
-	ents, err := b.matchEntities(ctx, q)
+	idx, err := b.index(ctx)
 	if err != nil {
 		return agent.RouteDecision{}, err
 	}
-	if reason, ok := isGraph(toks, lower, ents); ok {
+	ents := mentioned(q, toks, idx)
+	if reason, ok := isGraph(q, toks, lower, ents, idx); ok {
 		return agent.RouteDecision{Route: agent.RouteGraph, Reason: reason}, nil
 	}
 	if hasAny(lower, weakWeb) && !hasAny(lower, internalWords) {
@@ -101,16 +105,20 @@ var (
 	strongWeb = []string{
 		"news", "headline", "headlines", "weather", "forecast", "this morning", "this afternoon",
 		"tonight", "right now", "current price", "stock price", "share price", "exchange rate",
-		"stock market", "breaking",
+		"stock market", "breaking", "last night",
 	}
 	weakWeb = []string{
 		"now", "today", "todays", "yesterday", "latest", "currently", "this week", "recent",
 		"recently", "announc*", "stock", "stocks", "price", "prices", "release", "released",
 		"election", "score",
 	}
+	// internalWords include the asker ("When do I have to post my plan
+	// this week?") and notice periods ("How far in advance is maintenance
+	// announced?"): rules, not news.
 	internalWords = []string{
-		"our", "we", "us", "my", "internal", "company", "team", "policy", "policies", "handbook",
-		"wiki", "doc", "docs", "document", "documents", "channel", "slack", "discord",
+		"our", "we", "us", "my", "i", "me", "im", "internal", "company", "team", "policy", "policies",
+		"handbook", "wiki", "doc", "docs", "document", "documents", "channel", "slack", "discord",
+		"in advance", "notice",
 	}
 )
 
@@ -167,46 +175,66 @@ dependency relationship relation connection distributor shipper reseller`)
 	// relation: "Which customers are eligible for refunds?" wants the policy.
 	docWords = setOf(`policy policies procedure process handbook guide guideline eligible
 eligibility rule rules allowed document documentation how`)
-	whoWhich = setOf(`who whom whose which`)
 	topWords = setOf(`top biggest largest main major best key`)
+	// nounMarkers come before a relation verb's form used as a noun: "new
+	// hires", "the purchase", "our supply".
+	nounMarkers = setOf(`a an the new our my your their his her its this these those any every each
+some no`)
 )
 
 // isGraph reports whether a question asks about relations between
 // entities, and says which. It is a graph question when
-//   - it asks who/which/what with a relation verb ("Which suppliers are
-//     connected to…", "What depends on the billing service?");
-//   - it asks who/which about a relation noun ("Who are our suppliers?"),
-//     unless it is about a document (policy, process, eligibility);
+//   - it opens with who/which/what and has a relation verb ("Which
+//     suppliers are connected to…", "What depends on the billing
+//     service?"), unless it is about the asker ("Whose OK do I need
+//     before I buy a laptop?");
+//   - it opens with who/which and names a relation noun ("Who are our
+//     suppliers?"), unless it is about a document (policy, process,
+//     eligibility);
 //   - it names a known entity together with a relation word;
-//   - it asks for the "top N customers" (or suppliers, vendors…).
-func isGraph(toks []token, padded string, entities []string) (string, bool) {
-	var verb, wh, what, doc bool
+//   - it asks for the "top N customers" (or suppliers, vendors, or any
+//     label of the graph: "top 3 products");
+//   - it names a known entity and has the form of a relational question
+//     (entityCue): "Who makes Chai?", "What has Tallis got from us?",
+//     "Where do we get Tofu from?", "Which category is Tofu in?", "What is
+//     the revenue of Mapleridge Health?";
+//   - it names a label of the graph and asks which of them has a property
+//     (labelCue): "Which products have been discontinued?".
+func isGraph(q string, toks []token, padded string, ents []*graphwalk.Entity, idx *graphwalk.Index) (string, bool) {
+	var verb, doc bool
 	var nouns []string
 	seenNoun := make(map[string]bool)
-	for _, t := range toks {
+	for i, t := range toks {
 		switch {
 		case relationVerbs[t.stem] && t.lower != "own": // "my own laptop" relates nothing
-			verb = true
+			verb = verb || i == 0 || !nounMarkers[toks[i-1].lower]
 		case relationNouns[t.stem]:
 			if !seenNoun[t.stem] {
 				seenNoun[t.stem] = true
 				nouns = append(nouns, plural(t.stem))
 			}
 		}
-		wh = wh || whoWhich[t.lower]
-		what = what || t.lower == "what" || t.lower == "list"
 		doc = doc || docWords[t.lower]
 	}
 	verb = verb || hasAny(padded, relationPhrases)
-	top := topN(toks)
-	ok := ((wh || what) && verb) ||
+	sh := shapeOf(q)
+	wh := sh.lead == "who" || sh.lead == "which"
+	what := sh.lead == "what"
+	top := topN(toks, idx)
+	ok := ((wh || what) && verb && !sh.self) ||
 		(wh && len(nouns) > 0 && !doc) ||
-		(len(entities) > 0 && (verb || len(nouns) > 0)) ||
-		top
+		(len(ents) > 0 && (verb || len(nouns) > 0)) ||
+		top ||
+		(len(ents) > 0 && entityCue(sh, toks, padded, idx)) ||
+		(len(ents) == 0 && labelCue(sh, toks, idx))
 	if !ok {
 		return "", false
 	}
-	return graphReason(entities, nouns), true
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name
+	}
+	return graphReason(names, nouns), true
 }
 
 // plural writes a relation noun's stem in the plural for a reason:
@@ -228,14 +256,19 @@ func stemsOf(words string) map[string]bool {
 }
 
 // topN recognises "top 3 customers", "top ten suppliers", "our biggest
-// clients": a ranking word, at most two words, then a relation noun.
-func topN(toks []token) bool {
+// clients": a ranking word, at most two words, then a relation noun; or a
+// ranking word that cannot mean "important" ("top 3 products", not "key
+// product features") and a word naming one of the graph's labels.
+func topN(toks []token, idx *graphwalk.Index) bool {
 	for i, t := range toks {
 		if !topWords[t.lower] {
 			continue
 		}
 		for j := i + 1; j < len(toks) && j <= i+3; j++ {
 			if relationNouns[toks[j].stem] {
+				return true
+			}
+			if _, ok := idx.Label(toks[j].lower); ok && rankWords[t.lower] {
 				return true
 			}
 		}

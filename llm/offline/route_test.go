@@ -3,37 +3,44 @@ package offline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/graphwalk"
 )
 
-// fakeEntities is an EntityMatcher over a fixed list of names: it returns
-// those the text mentions, ignoring case.
-type fakeEntities struct {
-	names []string
-	err   error
+// fakeNames is a Names over a fixed index, or one that fails with err.
+type fakeNames struct {
+	idx *graphwalk.Index
+	err error
 }
 
-var _ EntityMatcher = (*fakeEntities)(nil)
+var _ Names = (*fakeNames)(nil)
 
-func (f *fakeEntities) MatchEntities(ctx context.Context, text string) ([]string, error) {
+func (f *fakeNames) EntityIndex(ctx context.Context) (*graphwalk.Index, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	var out []string
-	lower := strings.ToLower(text)
-	for _, n := range f.names {
-		if strings.Contains(lower, strings.ToLower(n)) {
-			out = append(out, n)
+	return f.idx, nil
+}
+
+// namesOf indexes entities written "Label:Name" (or just "Name").
+func namesOf(entities ...string) *fakeNames {
+	var entries []graphwalk.Entry
+	for i, e := range entities {
+		label, name, ok := strings.Cut(e, ":")
+		if !ok {
+			label, name = "Thing", e
 		}
+		entries = append(entries, graphwalk.Entry{ID: fmt.Sprintf("n%d", i), Name: name, Labels: []string{label}})
 	}
-	return out, nil
+	return &fakeNames{idx: graphwalk.NewIndex(entries)}
 }
 
 func testBrain() *Brain {
-	return New(&fakeEntities{names: []string{"Acme Corp", "Globex", "Initech", "billing service"}})
+	return New(namesOf("Customer:Acme Corp", "Customer:Globex", "Customer:Initech", "System:billing service"))
 }
 
 func TestRoute(t *testing.T) {
@@ -125,7 +132,7 @@ func TestRoute(t *testing.T) {
 
 func TestRouteWithoutEntities(t *testing.T) {
 	// No matcher, and a failing one: the words alone decide.
-	for _, b := range []*Brain{New(nil), New(&fakeEntities{err: errors.New("graph down")})} {
+	for _, b := range []*Brain{New(nil), New(&fakeNames{err: errors.New("graph down")})} {
 		got, err := b.Route(context.Background(), "Which suppliers are connected to our top 3 customers?")
 		if err != nil || got.Route != agent.RouteGraph {
 			t.Errorf("Route = %v, %v; want graph", got, err)

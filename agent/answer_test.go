@@ -1,0 +1,208 @@
+package agent_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/llm/llmtest"
+	"github.com/switchboard/switchboard/llm/offline"
+)
+
+// These scenarios cover the second half of the check, "does the answer
+// answer the question?", and the badge rules that depend on it. They build
+// their own agent, on the scripted model of llmtest or on the offline
+// engine alone, so that they do not depend on the harness of agent_test.go.
+
+type staticDocs []agent.Document
+
+func (d staticDocs) Retrieve(context.Context, agent.Request) ([]agent.Document, error) {
+	return d, nil
+}
+
+// Chunks as the stores return them: ID "key#n", the key in the metadata.
+var (
+	leaveChunk0 = agent.Document{ID: "acme/handbook/leave.md#0", Title: "Leave", Location: "handbook/leave.md", Route: agent.RouteVector,
+		Metadata: map[string]string{"key": "handbook/leave.md", "chunk": "0"},
+		Content:  "Sick leave is paid in full for up to 10 days a year."}
+	leaveChunk1 = agent.Document{ID: "acme/handbook/leave.md#1", Title: "Leave", Location: "handbook/leave.md", Route: agent.RouteVector,
+		Metadata: map[string]string{"key": "handbook/leave.md", "chunk": "1"},
+		Content:  "Parental leave is 16 weeks of paid leave for the primary caregiver."}
+	stateLeave = agent.Document{ID: "acme/handbook/state-leave.md#0", Title: "State leave", Location: "handbook/state-leave.md", Route: agent.RouteVector,
+		Metadata: map[string]string{"key": "handbook/state-leave.md", "chunk": "0"},
+		Content:  "Paid Leave Oregon provides job protection and monetary benefits, up to 12 weeks."}
+)
+
+const (
+	routeVector    = `{"route":"vector","reason":"asks about the handbook"}`
+	gradeRelevant  = `{"relevant":true,"reason":"about leave"}`
+	checkAnswers   = `{"grounded":true,"unsupported":[],"answers":true,"missing":""}`
+	checkOffTopic  = `{"grounded":true,"unsupported":[],"answers":false,"missing":"whether jury duty is paid leave"}`
+	checkInvented  = `{"grounded":false,"unsupported":["Jury duty is paid"],"answers":false,"missing":""}`
+	juryQuestion   = "Do we get paid leave for jury duty?"
+	relatedAnswer  = "Sick leave is paid in full for up to 10 days a year [1]. Paid Leave Oregon provides job protection [2]."
+	relatedAnswer2 = "The documents describe sick leave [1] and state leave [2], not jury duty."
+)
+
+// modelAgent is an agent on a scripted model whose vector store holds docs.
+func modelAgent(t *testing.T, docs ...agent.Document) (*llmtest.Server, *agent.Agent) {
+	t.Helper()
+	srv := llmtest.New(t)
+	a, err := agent.New(agent.Config{Model: srv.Brain(), Offline: offline.New(nil),
+		Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: staticDocs(docs)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, a
+}
+
+func askAgent(t *testing.T, a *agent.Agent, question string) (agent.Result, []agent.Event) {
+	t.Helper()
+	var events []agent.Event
+	res, err := a.Ask(context.Background(), agent.Question{Text: question}, func(e agent.Event) { events = append(events, e) })
+	if err != nil {
+		t.Fatalf("Ask(%q): %v", question, err)
+	}
+	return res, events
+}
+
+func TestGroundedButNotAnsweringIsRegeneratedOnceThenPartial(t *testing.T) {
+	srv, a := modelAgent(t, leaveChunk0, stateLeave)
+	srv.On("route", routeVector).On("grade", gradeRelevant).
+		On("generate", relatedAnswer, relatedAnswer2).On("check", checkOffTopic)
+
+	res, events := askAgent(t, a, juryQuestion)
+
+	if srv.Calls("generate") != 2 || srv.Calls("check") != 2 || res.Regenerations != 1 {
+		t.Errorf("generate/check calls = %d/%d, regenerations = %d; want 2/2 and 1: regenerated once",
+			srv.Calls("generate"), srv.Calls("check"), res.Regenerations)
+	}
+	if !res.Partial || res.Confidence != agent.ConfidenceLow || len(res.Unsupported) != 0 || res.Offline {
+		t.Errorf("partial = %v confidence = %s unsupported = %q offline = %v; want a partial, low, online answer with no unsupported claims",
+			res.Partial, res.Confidence, res.Unsupported, res.Offline)
+	}
+	note := "I found related text but nothing that says whether jury duty is paid leave"
+	if !strings.HasPrefix(res.Answer, note) || !strings.HasSuffix(res.Answer, relatedAnswer2) {
+		t.Errorf("answer does not start with the note and end with the last grounded draft:\n%s", res.Answer)
+	}
+	if res.Missing != "whether jury duty is paid leave" {
+		t.Errorf("missing = %q", res.Missing)
+	}
+	if len(res.Sources) != 2 {
+		t.Errorf("sources = %+v, want the two cited documents", res.Sources)
+	}
+	// The regeneration is told what the draft did not say, from the same documents.
+	regen := llmtest.Prompt(srv.Requests("generate")[1])
+	if !strings.Contains(regen, "does not say whether jury duty is paid leave") || !strings.Contains(regen, "Paid Leave Oregon") {
+		t.Errorf("regeneration prompt lacks what was missing or the documents:\n%s", regen)
+	}
+	var reasons []string
+	for _, e := range events {
+		if e.Kind == agent.EventRegenerating {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	if len(reasons) != 1 || !strings.Contains(reasons[0], "jury duty") {
+		t.Errorf("regenerating events = %q, want one naming what was missing", reasons)
+	}
+}
+
+func TestNotAnsweringThenAnsweringIsMedium(t *testing.T) {
+	srv, a := modelAgent(t, leaveChunk0, stateLeave)
+	srv.On("route", routeVector).On("grade", gradeRelevant).
+		On("generate", relatedAnswer, "Jury duty is paid leave [1].").On("check", checkOffTopic, checkAnswers)
+
+	res, _ := askAgent(t, a, juryQuestion)
+
+	if res.Partial || res.Confidence != agent.ConfidenceMedium || res.Answer != "Jury duty is paid leave [1]." || res.Regenerations != 1 {
+		t.Errorf("partial = %v confidence = %s regenerations = %d answer = %q; want the regenerated answer, medium",
+			res.Partial, res.Confidence, res.Regenerations, res.Answer)
+	}
+}
+
+// A grounded answer that does not answer beats a regeneration that
+// invents: the run shows the related text that is true, as partial.
+func TestPartialBeatsUngroundedRegenerations(t *testing.T) {
+	srv, a := modelAgent(t, leaveChunk0, stateLeave)
+	srv.On("route", routeVector).On("grade", gradeRelevant).
+		On("generate", relatedAnswer, "Jury duty is paid [1].").On("check", checkOffTopic, checkInvented)
+
+	res, _ := askAgent(t, a, juryQuestion)
+
+	if srv.Calls("generate") != 3 || srv.Calls("check") != 3 {
+		t.Errorf("generate/check calls = %d/%d, want 3/3: the regeneration budget is shared", srv.Calls("generate"), srv.Calls("check"))
+	}
+	if !res.Partial || res.Confidence != agent.ConfidenceLow || !strings.HasSuffix(res.Answer, relatedAnswer) || len(res.Unsupported) != 0 {
+		t.Errorf("partial = %v confidence = %s unsupported = %q answer:\n%s", res.Partial, res.Confidence, res.Unsupported, res.Answer)
+	}
+}
+
+func TestHighNeedsTwoDistinctDocuments(t *testing.T) {
+	tests := []struct {
+		name   string
+		docs   []agent.Document
+		answer string
+		want   agent.Confidence
+	}{
+		{"two chunks of one file are one source", []agent.Document{leaveChunk0, leaveChunk1},
+			"Sick leave is paid for 10 days [1]; parental leave is 16 weeks [2].", agent.ConfidenceMedium},
+		{"two files", []agent.Document{leaveChunk0, stateLeave},
+			"Sick leave is paid for 10 days [1]; Oregon adds up to 12 weeks [2].", agent.ConfidenceHigh},
+		{"two files, one cited", []agent.Document{leaveChunk0, stateLeave},
+			"Sick leave is paid for 10 days [1].", agent.ConfidenceMedium},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, a := modelAgent(t, tt.docs...)
+			srv.On("route", routeVector).On("grade", gradeRelevant).On("generate", tt.answer).On("check", checkAnswers)
+			res, _ := askAgent(t, a, "What paid leave do we get?")
+			if res.Confidence != tt.want {
+				t.Errorf("confidence = %s, want %s", res.Confidence, tt.want)
+			}
+		})
+	}
+}
+
+// Offline, the checks are lexical: an answer that passes them all, from two
+// documents on the first check, is still medium (agent/result.go).
+func TestOfflineIsNeverHigh(t *testing.T) {
+	a, err := agent.New(agent.Config{Offline: offline.New(nil),
+		Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: staticDocs{leaveChunk0, stateLeave}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := askAgent(t, a, "How many days of paid sick leave do we get?")
+	if !res.Offline || res.Partial || res.Confidence != agent.ConfidenceMedium {
+		t.Errorf("offline = %v partial = %v confidence = %s, want an offline medium answer:\n%s", res.Offline, res.Partial, res.Confidence, res.Answer)
+	}
+	if want := []agent.Step{agent.StepCondense, agent.StepRoute, agent.StepVector, agent.StepGrade, agent.StepGenerate, agent.StepCheck}; !slices.Equal(res.Trace, want) {
+		t.Errorf("trace = %v, want %v: checked once", res.Trace, want)
+	}
+}
+
+// The offline engine finds the jury-duty answer does not answer: the
+// handbook talks about other leave. It regenerates once, then shows the
+// related text as partial.
+func TestOfflineJuryDutyIsPartial(t *testing.T) {
+	a, err := agent.New(agent.Config{Offline: offline.New(nil),
+		Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: staticDocs{leaveChunk0, leaveChunk1, stateLeave}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := askAgent(t, a, juryQuestion)
+	if !res.Partial || res.Confidence != agent.ConfidenceLow || res.Regenerations != 1 {
+		t.Errorf("partial = %v confidence = %s regenerations = %d; want partial, low, regenerated once:\n%s",
+			res.Partial, res.Confidence, res.Regenerations, res.Answer)
+	}
+	if !strings.HasPrefix(res.Answer, "I found related text but nothing that says anything about “jury duty”") ||
+		!strings.Contains(res.Answer, "couldn't find") {
+		t.Errorf("answer does not start with the note naming what was asked:\n%s", res.Answer)
+	}
+	want := []agent.Step{agent.StepCondense, agent.StepRoute, agent.StepVector, agent.StepGrade,
+		agent.StepGenerate, agent.StepCheck, agent.StepGenerate, agent.StepCheck}
+	if !slices.Equal(res.Trace, want) {
+		t.Errorf("trace = %v, want %v", res.Trace, want)
+	}
+}

@@ -1,0 +1,279 @@
+package agent_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/graphwalk"
+	"github.com/switchboard/switchboard/llm/offline"
+)
+
+var (
+	chaiDoc  = agent.Document{ID: "g1", Title: "Knowledge graph", Location: "MATCH (s)-[:SUPPLIES]->(p {name:'Chai'})", Content: "Exotic Liquids (Supplier) -[SUPPLIES]-> Chai (Product)", Route: agent.RouteGraph}
+	chaiDoc2 = agent.Document{ID: "g2", Title: "Knowledge graph", Location: "MATCH (p {name:'Chai'})-[:PART_OF]->(c)", Content: "Chai (Product) -[PART_OF]-> Beverages (Category)", Route: agent.RouteGraph}
+)
+
+// rewritings returns the run's rewriting events.
+func (h *harness) rewritings() []agent.Event {
+	var out []agent.Event
+	for _, e := range h.events {
+		if e.Kind == agent.EventRewriting {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// searches is every query a retriever was asked, normalised.
+func searches(f *fakeRetriever) []string {
+	if f == nil {
+		return nil
+	}
+	out := make([]string, len(f.queries))
+	for i, q := range f.queries {
+		out[i] = agent.NormalizeQuery(q)
+	}
+	return out
+}
+
+func hasRepeats(qs []string) bool {
+	seen := map[string]bool{}
+	for _, q := range qs {
+		if seen[q] {
+			return true
+		}
+		seen[q] = true
+	}
+	return false
+}
+
+func TestRewriteSeesEveryTriedQueryAndNeverRepeatsOne(t *testing.T) {
+	h := setup(t, returns(lunchDoc), nil, nil)
+	// The second rewrite offers the original question again (in other
+	// case and punctuation); told so, the model offers a new query.
+	h.srv.On("route", vectorRoute).On("grade", irrelevant).
+		On("rewrite", `{"query":"refund window","route":"vector"}`, `{"query":"what is our REFUND policy","route":"vector"}`,
+			`{"query":"money back","route":"vector"}`, `{"query":"return purchase reimbursement","route":"vector"}`)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	want := []string{"what is our refund policy", "refund window", "money back", "return purchase reimbursement"}
+	if got := searches(h.vector); !slices.Equal(got, want) {
+		t.Errorf("vector queries = %q, want %q", got, want)
+	}
+	if res.Offline || res.Rewrites != 3 {
+		t.Errorf("offline = %v (%s) rewrites = %d; want online and 3", res.Offline, res.OfflineReason, res.Rewrites)
+	}
+	reqs := h.srv.Requests("rewrite")
+	if len(reqs) != 4 {
+		t.Fatalf("rewrite calls = %d, want 4 (one retry)", len(reqs))
+	}
+	// The third rewrite's prompt lists the original and both rewrites.
+	user := reqs[3].Messages[1].Content
+	for _, q := range []string{"What is our refund policy?", "refund window", "money back"} {
+		if !strings.Contains(user, ">\n"+q+"\n</query>") {
+			t.Errorf("rewrite prompt does not list %q as tried:\n%s", q, user)
+		}
+	}
+}
+
+func TestRewriteRepeatsFromTheModelFallBackToOffline(t *testing.T) {
+	h := setup(t, returns(lunchDoc), nil, nil)
+	// A model that can only repeat the question: its rewrites are refused,
+	// and the offline rewriter, which sees the same list, takes over.
+	h.srv.On("route", vectorRoute).On("grade", irrelevant).
+		On("rewrite", `{"query":"What is our refund policy?","route":"vector"}`)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	if got := searches(h.vector); hasRepeats(got) || len(got) != 4 {
+		t.Errorf("vector queries = %q; want 4, none repeated", got)
+	}
+	if !res.Offline || res.Rewrites != 3 || res.Confidence != agent.ConfidenceNone {
+		t.Errorf("offline = %v rewrites = %d confidence = %s", res.Offline, res.Rewrites, res.Confidence)
+	}
+}
+
+func TestRewriteSwitchesRouteMidRun(t *testing.T) {
+	graph := returns(chaiDoc, chaiDoc2)
+	h := setup(t, returns(lunchDoc), graph, nil)
+	h.srv.On("route", vectorRoute).OnPrompt("grade", "Tacos", irrelevant).On("grade", relevant).
+		On("rewrite", `{"query":"Chai supplier","route":"graph"}`).
+		On("generate", "Exotic Liquids supplies Chai [1].").On("check", grounded)
+
+	res := h.ask(t, "", "Who makes Chai?")
+
+	want := trace(agent.StepCondense, agent.StepRoute, agent.StepVector, agent.StepGrade, agent.StepRewrite,
+		agent.StepGraph, agent.StepGrade, agent.StepGenerate, agent.StepCheck)
+	if !slices.Equal(res.Trace, want) {
+		t.Errorf("trace = %v, want %v", res.Trace, want)
+	}
+	if !slices.Equal(graph.queries, []string{"Chai supplier"}) || len(h.vector.queries) != 1 {
+		t.Errorf("graph queries = %q vector queries = %q", graph.queries, h.vector.queries)
+	}
+	if res.Route != agent.RouteGraph || !strings.Contains(res.RouteReason, "knowledge graph") {
+		t.Errorf("route = %s (%s), want graph with the switch's reason", res.Route, res.RouteReason)
+	}
+	if res.Rewrites != 1 || res.Confidence != agent.ConfidenceMedium || len(res.Sources) != 1 || res.Sources[0].Route != agent.RouteGraph {
+		t.Errorf("rewrites = %d confidence = %s sources = %+v", res.Rewrites, res.Confidence, res.Sources)
+	}
+	rw := h.rewritings()
+	if len(rw) != 1 || rw[0].Route != agent.RouteGraph || rw[0].Reason == "" || rw[0].Query != "Chai supplier" {
+		t.Errorf("rewriting events = %+v; want one naming the graph and why", rw)
+	}
+	// The model was offered the graph, since a graph retriever exists.
+	if sys := h.srv.Requests("rewrite")[0].Messages[0].Content; !strings.Contains(sys, `"enum":["vector","graph"]`) {
+		t.Errorf("rewrite schema does not offer vector and graph:\n%s", sys)
+	}
+}
+
+func TestRewriteCannotSwitchToAnUnconfiguredRoute(t *testing.T) {
+	// Documents only: no graph retriever, no web search.
+	h := setup(t, returns(lunchDoc), nil, nil)
+	h.srv.On("route", vectorRoute).On("grade", irrelevant).
+		On("rewrite", `{"query":"refund window","route":"web"}`, `{"query":"Acme refunds","route":"graph"}`, `{"query":"money back","route":"direct"}`)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	for _, s := range res.Trace {
+		if s == agent.StepWeb || s == agent.StepGraph || s == agent.StepDirect {
+			t.Fatalf("trace = %v: a rewrite reached an unconfigured route", res.Trace)
+		}
+	}
+	if got := searches(h.vector); !slices.Equal(got, []string{"what is our refund policy", "refund window", "acme refunds", "money back"}) {
+		t.Errorf("vector queries = %q: the rewrites should stay with the documents", got)
+	}
+	if res.Route != agent.RouteVector || res.Offline {
+		t.Errorf("route = %s offline = %v", res.Route, res.Offline)
+	}
+	for _, e := range h.rewritings() {
+		if e.Route != agent.RouteVector || e.Reason != "" {
+			t.Errorf("rewriting event %+v reports a switch", e)
+		}
+	}
+	if sys := h.srv.Requests("rewrite")[0].Messages[0].Content; !strings.Contains(sys, `"enum":["vector"]`) || strings.Contains(sys, "- web:") {
+		t.Errorf("the model was offered routes that are not configured:\n%s", sys)
+	}
+}
+
+func TestRewriteSwitchesKeepTheBudgets(t *testing.T) {
+	vec, graph, web := returns(lunchDoc), returns(lunchDoc), returns(webDoc)
+	h := setup(t, vec, graph, web)
+	// The model hops between every route; nothing is ever relevant.
+	h.srv.On("route", vectorRoute).On("grade", irrelevant).
+		On("rewrite", `{"query":"refund graph","route":"graph"}`, `{"query":"refund web","route":"web"}`, `{"query":"refund docs","route":"vector"}`,
+			`{"query":"refund more","route":"graph"}`)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	if res.Rewrites != 3 || res.Confidence != agent.ConfidenceNone || h.srv.Calls("rewrite") != 3 {
+		t.Errorf("rewrites = %d (%d calls) confidence = %s", res.Rewrites, h.srv.Calls("rewrite"), res.Confidence)
+	}
+	// The web was searched once, by the switch; there is no second web
+	// search as a fallback.
+	if len(web.queries) != 1 || slices.Contains(h.kinds(), agent.EventWebFallback) {
+		t.Errorf("web queries = %q, events = %v", web.queries, h.kinds())
+	}
+	if n := len(vec.queries) + len(graph.queries) + len(web.queries); n != 4 {
+		t.Errorf("%d searches, want 4 (the question and 3 rewrites)", n)
+	}
+	if res.Trace[len(res.Trace)-1] != agent.StepNoAnswer || strings.Contains(res.Answer, "not configured") {
+		t.Errorf("trace = %v answer:\n%s", res.Trace, res.Answer)
+	}
+	var routes []agent.Route
+	for _, e := range h.rewritings() {
+		routes = append(routes, e.Route)
+	}
+	if !slices.Equal(routes, []agent.Route{agent.RouteGraph, agent.RouteWeb, agent.RouteVector}) {
+		t.Errorf("rewriting events name routes %v", routes)
+	}
+}
+
+func TestRewriteThenWebFallbackOnce(t *testing.T) {
+	vec, graph, web := returns(lunchDoc), returns(lunchDoc), returns(webDoc)
+	h := setup(t, vec, graph, web)
+	h.srv.On("route", vectorRoute).On("grade", irrelevant).
+		On("rewrite", `{"query":"refund graph","route":"graph"}`, `{"query":"refund docs","route":"vector"}`, `{"query":"refund more","route":"graph"}`)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	if res.Rewrites != 3 || !slices.Equal(web.queries, []string{"What is our refund policy?"}) || !slices.Contains(h.kinds(), agent.EventWebFallback) {
+		t.Errorf("rewrites = %d web queries = %q events = %v", res.Rewrites, web.queries, h.kinds())
+	}
+}
+
+// chaiNames is a graph index that knows one product.
+type chaiNames struct{}
+
+func (chaiNames) EntityIndex(context.Context) (*graphwalk.Index, error) {
+	return graphwalk.NewIndex([]graphwalk.Entry{{ID: "p1", Name: "Chai", Labels: []string{"Product"}}}), nil
+}
+
+// documentsRouter is the offline engine with a router that always picks
+// the documents, as a router that misses a question's graph entity would.
+type documentsRouter struct{ *offline.Brain }
+
+func (documentsRouter) Route(context.Context, string) (agent.RouteDecision, error) {
+	return agent.RouteDecision{Route: agent.RouteVector, Reason: "asks about internal documents"}, nil
+}
+
+func TestOfflineRewriterSwitchesToTheGraph(t *testing.T) {
+	// The offline engine end to end: the router sends a question about Chai
+	// to the documents, the documents have nothing, and the rewriter sees
+	// that Chai is a product of the graph.
+	vec := returns(lunchDoc)
+	graph := &fakeRetriever{docs: func(q string) ([]agent.Document, error) {
+		if strings.Contains(strings.ToLower(q), "chai") {
+			return []agent.Document{chaiDoc, chaiDoc2}, nil
+		}
+		return nil, nil
+	}}
+	a, err := agent.New(agent.Config{
+		Offline:    documentsRouter{offline.New(chaiNames{})},
+		Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: vec, agent.RouteGraph: graph},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []agent.Event
+	res, err := a.Ask(context.Background(), agent.Question{Text: "Where does Chai come from?"}, func(e agent.Event) { events = append(events, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vec.queries) == 0 || len(graph.queries) == 0 || graph.queries[0] != "Where does Chai come from?" {
+		t.Fatalf("vector queries %q, graph queries %q; want the question on both", vec.queries, graph.queries)
+	}
+	if res.Route != agent.RouteGraph || res.Rewrites != 1 || !strings.Contains(res.Answer, "Exotic Liquids") {
+		t.Errorf("route = %s rewrites = %d answer = %q", res.Route, res.Rewrites, res.Answer)
+	}
+	for _, e := range events {
+		if e.Kind == agent.EventRewriting && (e.Route != agent.RouteGraph || !strings.Contains(e.Reason, "Chai")) {
+			t.Errorf("rewriting event %+v", e)
+		}
+	}
+}
+
+func TestOfflineRewriterOutOfIdeasEndsEarly(t *testing.T) {
+	vec := returns(lunchDoc)
+	a, err := agent.New(agent.Config{Offline: offline.New(nil), Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: vec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Ask(context.Background(), agent.Question{Text: "What is moonlighting?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "moonlighting", "moonlight", and no third query that is new.
+	if got := searches(vec); hasRepeats(got) || len(got) != 3 || res.Rewrites != 2 {
+		t.Errorf("vector queries = %q rewrites = %d", got, res.Rewrites)
+	}
+	if tail := res.Trace[len(res.Trace)-2:]; !slices.Equal(tail, trace(agent.StepRewrite, agent.StepNoAnswer)) || res.Confidence != agent.ConfidenceNone {
+		t.Errorf("trace = %v confidence = %s", res.Trace, res.Confidence)
+	}
+	if !strings.Contains(res.Answer, "web search is not configured") {
+		t.Errorf("answer does not say the web was not searched:\n%s", res.Answer)
+	}
+}

@@ -1,0 +1,204 @@
+package offline
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// Handbook sections about leave, none of which mentions jury duty, voting
+// or carrying days over.
+var (
+	ptoDoc = agent.Document{ID: "handbook/benefits.md#3", Title: "Benefits & Perks", Route: agent.RouteVector,
+		Content: "## Paid Time Off\n\n37signals offers 20 days of vacation and personal days plus 11 local holidays every year. " +
+			"Your vacation time is prorated based on your start date during your first year. " +
+			"Unused holidays are not paid upon termination or resignation."}
+	sickDoc = agent.Document{ID: "handbook/benefits.md#4", Title: "Benefits & Perks", Route: agent.RouteVector,
+		Content: "## Sick Leave\n\nIf you are sick, take the paid leave you need to get better. " +
+			"If you will be away for more than 7 consecutive work days, you may need to file a short-term disability claim."}
+	stateDoc = agent.Document{ID: "handbook/stateFMLA.md#2", Title: "State Medical and Family Leave", Route: agent.RouteVector,
+		Content: "## Oregon\n\nPaid Leave Oregon provides job protection and monetary benefits, up to 12 weeks. " +
+			"Paid Family Leave for Family Members of Covered Service Personnel covers needs that arise when a family member is deployed on active duty, up to 12 weeks."}
+	disabilityDoc = agent.Document{ID: "handbook/benefits.md#5", Title: "Benefits & Perks", Route: agent.RouteVector,
+		Content: "## Disability\n\nThe Short Term policy may replace up to 70% of your salary, with payments for up to 12 weeks and up to $3,000 per week. " +
+			"There is a 7-calendar-day waiting period for Short Term Disability. " +
+			"The Long Term policy may replace up to 60% of your salary, up to $12,000 per month."}
+	summerDoc = agent.Document{ID: "handbook/benefits.md#6", Title: "Benefits & Perks", Route: agent.RouteVector,
+		Content: "## Summer Hours\n\nWe work 4-day work weeks from May 1 through August 31 every year. " +
+			"When a holiday occurs during summer hours, you can take the holiday off or your normal summer day off. " +
+			"We limit ourselves to a 40-hour (32-hour in the summer) work week."}
+	fsaDoc = agent.Document{ID: "handbook/benefits.md#7", Title: "Benefits & Perks", Route: agent.RouteVector,
+		Content: "There is a separate type of FSA for dependent care, and the max for that plan is $7,500/year."}
+	carryDoc = agent.Document{ID: "handbook/vacation.md#1", Title: "Vacation", Route: agent.RouteVector,
+		Content: "Unused vacation days are carried over to the next year, up to a bank of 27 days."}
+	billingDoc = agent.Document{ID: "docs/billing.md#0", Title: "Billing", Route: agent.RouteVector,
+		Content: "Customers pay their invoices by card or bank transfer within 30 days. " +
+			"Brightline Cloud invoices are sent on the first working day of the month."}
+	levelsDoc = agent.Document{ID: "handbook/career.md#2", Title: "Making a Career", Route: agent.RouteVector,
+		Content: "That title structure is shared amongst all departments. Every level has its own expectations. " +
+			"The levels are Junior, Mid-level, Senior, Lead and Principal; Principal is the highest."}
+	ipohBuyers = agent.Document{ID: "graph:product:ipoh", Title: "Knowledge graph: neighbourhood of Ipoh Coffee", Route: agent.RouteGraph,
+		Location: "graph: neighbourhood of Ipoh Coffee (1 hop)",
+		Content:  "Entity: Ipoh Coffee (Product)\nAntonio Moreno Taquería (Customer) -[BUYS]-> Ipoh Coffee (Product)\nBon app' (Customer) -[BUYS]-> Ipoh Coffee (Product)"}
+	ipohSupplier = agent.Document{ID: "graph:supplier:leka", Title: "Knowledge graph: neighbourhood of Leka Trading", Route: agent.RouteGraph,
+		Location: "graph: neighbourhood of Leka Trading (1 hop)",
+		Content:  "Leka Trading (Supplier) -[SUPPLIES]-> Ipoh Coffee (Product)"}
+)
+
+// TestCheckAnswers drives the answering half of Check with realistic
+// questions: the answer is what the offline generator writes from the
+// documents (or, where the case needs a particular answer, a quote), and
+// it is always grounded, so that only "does it answer?" is tested.
+func TestCheckAnswers(t *testing.T) {
+	tests := []struct {
+		name     string
+		question string
+		docs     []agent.Document
+		answer   string // "" for the offline generator's answer
+		answers  bool
+		missing  string // a part of Verdict.Missing when answers is false
+	}{
+		// Yes/no questions whose answer the documents do not hold, though
+		// they talk about other kinds of leave.
+		{name: "jury duty", question: "Do we get paid leave for jury duty?",
+			docs: []agent.Document{ptoDoc, sickDoc, stateDoc}, missing: "“jury duty”"},
+		{name: "carry over", question: "Can I carry unused vacation days over to next year?",
+			docs: []agent.Document{ptoDoc, sickDoc}, missing: "carry unused vacation days"},
+		{name: "voting", question: "Do we get paid time off to vote on election day?",
+			docs: []agent.Document{ptoDoc, sickDoc, stateDoc}, missing: "vote"},
+		{name: "a name no document has", question: "Can customers pay their invoices in Bitcoin?",
+			docs: []agent.Document{billingDoc}, missing: "“Bitcoin”"},
+		// The words of the question spread over sentences that are far
+		// apart do not answer it: "paid leave" here, "active duty" there.
+		{name: "jury duty, words scattered", question: "Do we get paid leave for jury duty?",
+			docs:    []agent.Document{stateDoc, sickDoc},
+			answer:  "Paid Leave Oregon provides job protection and monetary benefits, up to 12 weeks [1]. If you are sick, take the paid leave you need to get better [2]. Paid Family Leave for Family Members of Covered Service Personnel covers needs that arise when a family member is deployed on active duty, up to 12 weeks [1].",
+			missing: "jury"},
+
+		// Yes/no questions the documents do answer.
+		{name: "carry over, answered", question: "Can unused vacation days be carried over?",
+			docs: []agent.Document{carryDoc, ptoDoc}, answers: true},
+		{name: "a cap, answered with an amount", question: "Is there a cap on short-term disability payments per week?",
+			docs: []agent.Document{disabilityDoc}, answers: true},
+
+		// A paraphrase that no document uses cannot be confirmed by words:
+		// the documents say "dependent care". The check says so rather than
+		// guess; the answer is still shown, after the note.
+		{name: "a paraphrase no document uses", question: "Is there a limit on how much I can put aside for childcare in the FSA?",
+			docs: []agent.Document{fsaDoc}, missing: "“childcare”"},
+
+		// Questions that ask for a number, a time or a person.
+		{name: "how many, answered", question: "How many vacation days do we get each year?",
+			docs: []agent.Document{ptoDoc}, answers: true},
+		{name: "how many, no number", question: "How many vacation days do we get each year?",
+			docs:   []agent.Document{ptoDoc},
+			answer: "Your vacation time is prorated based on your start date during your first year [1].", missing: "how many"},
+		{name: "when, answered", question: "When do summer hours apply?",
+			docs:   []agent.Document{summerDoc},
+			answer: "We work 4-day work weeks from May 1 through August 31 every year [1]. When a holiday occurs during summer hours, you can take the holiday off or your normal summer day off [1].", answers: true},
+		{name: "when, the words but not the dates", question: "When do summer hours apply?",
+			docs:    []agent.Document{summerDoc},
+			answer:  "When a holiday occurs during summer hours, you can take the holiday off or your normal summer day off [1]. We limit ourselves to a 40-hour (32-hour in the summer) work week [1].",
+			missing: "when"},
+		{name: "how long, answered", question: "How long is the waiting period for short-term disability?",
+			docs: []agent.Document{disabilityDoc}, answers: true},
+		{name: "who, only the name asked about", question: "Who hosts Brightline Cloud for us?",
+			docs:   []agent.Document{billingDoc},
+			answer: "Brightline Cloud invoices are sent on the first working day of the month [1].", missing: "who"},
+		{name: "a number of the question", question: "How many days are there in six weeks?",
+			docs:   []agent.Document{summerDoc},
+			answer: "We work 4-day work weeks from May 1 through August 31 every year [1].", missing: "anything about"},
+		{name: "a superlative", question: "What is the highest title level?",
+			docs:   []agent.Document{levelsDoc},
+			answer: "That title structure is shared amongst all departments [1]. Every level has its own expectations [1].", missing: "highest"},
+		{name: "a superlative, answered", question: "What is the highest title level?",
+			docs:   []agent.Document{levelsDoc},
+			answer: "The levels are Junior, Mid-level, Senior, Lead and Principal; Principal is the highest [1].", answers: true},
+
+		// Graph rows must state the relation asked about.
+		{name: "graph, the buyers for the seller", question: "Who sells us Ipoh Coffee?",
+			docs:    []agent.Document{ipohBuyers},
+			answer:  "From the knowledge graph:\n- Antonio Moreno Taquería (Customer) -[BUYS]-> Ipoh Coffee (Product) [1]\n- Bon app' (Customer) -[BUYS]-> Ipoh Coffee (Product) [1]",
+			missing: "sells"},
+		{name: "graph, the seller", question: "Who sells us Ipoh Coffee?",
+			docs:   []agent.Document{ipohBuyers, ipohSupplier},
+			answer: "From the knowledge graph:\n- Leka Trading (Supplier) -[SUPPLIES]-> Ipoh Coffee (Product) [2]", answers: true},
+	}
+	b := New(nil)
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			answer := tt.answer
+			if answer == "" {
+				var err error
+				if answer, err = b.Generate(ctx, agent.GenerateRequest{Question: tt.question, Docs: tt.docs}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			v, err := b.Check(ctx, tt.question, answer, tt.docs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !v.Grounded {
+				t.Fatalf("the answer is not grounded (%q), so the case tests nothing:\n%s", v.Unsupported, answer)
+			}
+			if v.Answers != tt.answers {
+				t.Fatalf("Answers = %v, want %v (missing %q) for the answer:\n%s", v.Answers, tt.answers, v.Missing, answer)
+			}
+			if tt.answers && v.Missing != "" {
+				t.Errorf("an answering verdict names something missing: %q", v.Missing)
+			}
+			if !tt.answers && !strings.Contains(v.Missing, tt.missing) {
+				t.Errorf("Missing = %q, want it to contain %q", v.Missing, tt.missing)
+			}
+		})
+	}
+}
+
+// TestCheckUngroundedIsNotAnswering: Answers is a judgement of a grounded
+// answer only.
+func TestCheckUngroundedIsNotAnswering(t *testing.T) {
+	v, err := New(nil).Check(context.Background(), "How many vacation days do we get?",
+		"We get 45 days of vacation every year [1].", []agent.Document{ptoDoc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Grounded || v.Answers {
+		t.Errorf("Check = %+v, want neither grounded nor answering", v)
+	}
+}
+
+func TestFocusOf(t *testing.T) {
+	tests := []struct {
+		question            string
+		terms, names        string
+		quantity, when, who bool
+		polar               bool
+	}{
+		{question: "Do we get paid leave for jury duty?", terms: "paid leave jury duty", polar: true},
+		{question: "Can I carry unused vacation days over to next year?", terms: "carry unused vacation days next year", polar: true},
+		{question: "Is there a limit on how much I can spend on presents for a client?", terms: "spend presents client", quantity: true, polar: true},
+		{question: "I'm in Massachusetts. How long can I take paid leave for my own serious illness?", terms: "Massachusetts take paid leave serious illness", names: "Massachusetts", quantity: true},
+		{question: "When is open enrollment?", terms: "open enrollment", when: true},
+		{question: "Who sells us Ipoh Coffee?", terms: "sells Ipoh Coffee", names: "Ipoh Coffee", who: true},
+		{question: "What share of the yearly profits is handed out to staff?", terms: "yearly profits handed staff", quantity: true},
+		{question: "Which customers use the EU data region?", terms: "customers use EU data region", names: "EU"},
+	}
+	for _, tt := range tests {
+		f := focusOf(tt.question)
+		var terms, names []string
+		for _, k := range f.terms {
+			terms = append(terms, k.text)
+		}
+		for _, n := range f.names {
+			names = append(names, n.text)
+		}
+		if strings.Join(terms, " ") != tt.terms || strings.Join(names, " ") != tt.names ||
+			f.quantity != tt.quantity || f.when != tt.when || f.who != tt.who || f.polar != tt.polar {
+			t.Errorf("focusOf(%q) = terms %q names %q quantity %v when %v who %v polar %v; want %q %q %v %v %v %v",
+				tt.question, terms, names, f.quantity, f.when, f.who, f.polar, tt.terms, tt.names, tt.quantity, tt.when, tt.who, tt.polar)
+		}
+	}
+}
