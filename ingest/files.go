@@ -247,7 +247,10 @@ func (l *loader) file(ctx context.Context, p string, info fs.FileInfo, explicit 
 	}
 	var text, title string
 	if format == formatPDF {
-		if text, title, err = extractPDF(data); err != nil {
+		if text, title, err = extractPDFContext(ctx, data); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err() // the run was stopped, not the file bad
+			}
 			l.skip(p, "PDF: "+err.Error())
 			return nil
 		}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"mime"
@@ -42,13 +43,15 @@ func FileFormat(name, mimeType string) (string, bool) {
 // heading). The format comes from FileFormat. It returns an error wrapping
 // ErrUnsupported for other files, and an error saying why for binary,
 // non-UTF-8 or empty text files and for unreadable PDFs. It never panics.
-func FileText(name, mimeType string, data []byte) (text, title string, err error) {
+// A PDF's read is bounded in time and memory and stops when ctx ends,
+// returning ctx's error (see extractPDFContext).
+func FileText(ctx context.Context, name, mimeType string, data []byte) (text, title string, err error) {
 	format, ok := FileFormat(name, mimeType)
 	if !ok {
 		return "", "", fmt.Errorf("%s: %w", name, ErrUnsupported)
 	}
 	if format == formatPDF {
-		text, title, err = extractPDF(data)
+		text, title, err = extractPDFContext(ctx, data)
 		if err != nil {
 			return "", "", err
 		}

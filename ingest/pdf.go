@@ -2,13 +2,25 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"math"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 	"unicode"
 
-	"github.com/ledongthuc/pdf"
+	"github.com/klippa-app/go-pdfium"
+	pdfiumerr "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // formatPDF is the format of PDF files.
@@ -16,59 +28,87 @@ const formatPDF = "pdf"
 
 // Bounds of PDF extraction. A PDF's text is a small part of its bytes, and
 // a document with thousands of pages is a book or a scan, not knowledge.
+// Every read is bounded in time (pdfTimeout, and the caller's context),
+// in memory (pdfMemoryMB of WebAssembly memory per reader, pdfReaders
+// readers at once) and in output (maxPDFPages, maxPDFText).
 const (
 	maxPDFPages = 2000
 	maxPDFText  = 4 << 20 // bytes of text kept
+	// pdfTimeout is the most one file may take. Real documents take about
+	// a second per hundred pages; a file that needs a minute is hostile or
+	// broken, and reading it on would stall the run.
+	pdfTimeout = time.Minute
+	// pdfMemoryMB is the memory one reader may use: the file itself (at
+	// most 20 MB), its parsed objects and one page at a time. A file that
+	// needs more (an inflation bomb) fails with an out-of-memory trap.
+	pdfMemoryMB = 256
+	// pdfReaders is how many PDFs are read at once; more wait their turn.
+	// One reader at its memory limit holds about three times pdfMemoryMB
+	// (the memory grows by copying, and the garbage collector lags).
+	pdfReaders = 1
 )
 
 // errNoPDFText means a PDF has no extractable text: scanned pages,
 // images only, or text in fonts without a Unicode mapping.
 var errNoPDFText = errors.New("no extractable text (scanned or image-only PDF?)")
 
-// extractPDF returns the text of a PDF, page by page in reading order,
-// and its title (from the document information, if any).
+// extractPDFContext returns the text of a PDF, page by page in reading
+// order, and its title (from the document information, if any).
 //
-// It uses github.com/ledongthuc/pdf, which reads the classic and
-// cross-reference-stream layouts with FlateDecode, LZW, ASCII85 and
-// ASCIIHex streams, standard, Type1/TrueType and CID fonts with ToUnicode
-// maps, and RC4/AES encryption with an empty password. Text is placed by
-// its positions: a new line where the baseline moves, a space where the
-// gap between glyphs is wider than a fraction of the font size. What it
-// cannot do: OCR (scanned pages have no text), right-to-left and
-// vertical scripts' reading order, multi-column layouts (columns are read
-// row by row), and password-protected files. A malformed file is an
-// error, never a panic.
-func extractPDF(data []byte) (text, title string, err error) {
+// It uses PDFium, Chrome's PDF engine, compiled to WebAssembly
+// (github.com/klippa-app/go-pdfium) and run by the pure-Go runtime
+// wazero, so the build stays free of cgo. PDFium reads every PDF version,
+// repairs broken cross-reference tables, knows all standard filters,
+// fonts and encodings, and decrypts files with an empty password. What it
+// cannot do here: OCR (scanned pages have no text) and password-protected
+// files.
+//
+// The reader runs in a sandbox: it sees no files, its memory is capped at
+// pdfMemoryMB, and when ctx ends or pdfTimeout passes its instance is
+// closed, which stops the WebAssembly code where it is; nothing is left
+// running. A malformed file is an error, never a panic or a hang.
+func extractPDFContext(ctx context.Context, data []byte) (text, title string, err error) {
 	defer func() {
-		if p := recover(); p != nil {
+		if p := recover(); p != nil { // go-pdfium recovers its own; this is a last guard
 			text, title, err = "", "", fmt.Errorf("malformed PDF: %v", p)
 		}
 	}()
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	if !bytes.Contains(data[:min(len(data), 1024)], []byte("%PDF-")) {
+		return "", "", errors.New("not a PDF file (no %PDF header)")
+	}
+	pool, err := pdfiumPool()
 	if err != nil {
-		return "", "", fmt.Errorf("not a readable PDF: %w", err)
+		return "", "", fmt.Errorf("PDF reader unavailable: %w", err)
 	}
-	title = cleanPDFString(r.Trailer().Key("Info").Key("Title").Text())
-	n := r.NumPage()
-	if n > maxPDFPages {
-		return "", "", fmt.Errorf("too many pages (%d; the limit is %d)", n, maxPDFPages)
+	inst, err := pool.GetInstanceWithContext(ctx) // waits while pdfReaders files are being read
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
+		}
+		return "", "", fmt.Errorf("PDF reader unavailable: %w", err)
 	}
-	var b strings.Builder
-	for i := 1; i <= n && b.Len() < maxPDFText; i++ {
-		p := r.Page(i)
-		if p.V.IsNull() {
-			continue
+	readCtx, cancel := context.WithTimeout(ctx, pdfTimeout)
+	defer cancel()
+	// Kill closes the instance's module, which makes the WebAssembly code
+	// stop at its next check (every loop and call), wherever it is.
+	stop := context.AfterFunc(readCtx, func() { inst.Kill() })
+	defer func() {
+		if stop() { // not killed: give the worker back cleanly
+			inst.Close()
 		}
-		page := pageText(p)
-		if page == "" {
-			continue
+	}()
+	text, title, err = readPDF(inst, data)
+	if readCtx.Err() != nil {
+		// Whatever the failed call said, the cause is the deadline.
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
 		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(page)
+		return "", "", fmt.Errorf("took longer than %v to read; skipped", pdfTimeout)
 	}
-	text = strings.TrimSpace(strings.ToValidUTF8(b.String(), "\uFFFD"))
+	if err != nil {
+		return "", "", err
+	}
+	text = strings.TrimSpace(strings.ToValidUTF8(text, "\uFFFD"))
 	if len(text) > maxPDFText {
 		text = trimPartialString(text[:maxPDFText])
 	}
@@ -78,41 +118,140 @@ func extractPDF(data []byte) (text, title string, err error) {
 	return text, title, nil
 }
 
-// pageText lays out the glyphs of one page as lines. Glyphs come in the
-// order the page draws them, which for text is reading order; a baseline
-// that moves by more than half the font size starts a new line, and a
-// gap wider than a fifth of it is a space. A page that fails to parse
-// contributes nothing rather than failing the document.
-func pageText(p pdf.Page) (s string) {
-	defer func() {
-		if recover() != nil {
-			s = ""
-		}
-	}()
-	glyphs := p.Content().Text
+// readPDF reads the document's title and its pages' text with one
+// instance. A page PDFium cannot load contributes nothing; any other
+// failure (a trap: out of memory, a closed instance) ends the read.
+func readPDF(inst pdfium.Pdfium, data []byte) (text, title string, err error) {
+	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if err != nil {
+		return "", "", pdfError(err)
+	}
+	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
+	if meta, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: doc.Document, Tag: "Title"}); err == nil {
+		title = cleanPDFString(meta.Value)
+	}
+	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
+	if err != nil {
+		return "", "", pdfError(err)
+	}
+	if count.PageCount > maxPDFPages {
+		return "", "", fmt.Errorf("too many pages (%d; the limit is %d)", count.PageCount, maxPDFPages)
+	}
 	var b strings.Builder
-	var prev *pdf.Text
-	for i := range glyphs {
-		g := &glyphs[i]
-		if g.S == "" {
+	loaded := 0
+	for i := 0; i < count.PageCount && b.Len() < maxPDFText; i++ {
+		page, err := pageText(inst, doc.Document, i, maxPDFText-b.Len())
+		if errors.Is(err, pdfiumerr.ErrPage) {
 			continue
 		}
-		if prev != nil {
-			size := math.Max(math.Max(prev.FontSize, g.FontSize), 1)
-			switch {
-			case math.Abs(g.Y-prev.Y) > size/2:
-				b.WriteByte('\n')
-				if prev.Y-g.Y > 1.8*size { // a blank line's worth: a new paragraph
-					b.WriteByte('\n')
-				}
-			case g.X-(prev.X+prev.W) > size/5 && !endsWithSpace(b.String()) && g.S != " ":
-				b.WriteByte(' ')
+		if err != nil {
+			return "", "", pdfError(err)
+		}
+		loaded++
+		if page == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(page)
+	}
+	if loaded == 0 {
+		// PDFium drops page-tree nodes that loop or nest too deep, so a
+		// file whose tree is all loops has no pages.
+		return "", "", errors.New("no readable pages (damaged page tree)")
+	}
+	return b.String(), title, nil
+}
+
+// pageText is the text of page i (from 0), at most limit characters,
+// as PDFium lays it out: lines in reading order, spaces where the gaps
+// between glyphs are.
+func pageText(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i, limit int) (string, error) {
+	page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
+	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
+	if err != nil {
+		return "", err
+	}
+	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
+	n, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
+	if err != nil || n.Count <= 0 {
+		return "", err
+	}
+	// The text is copied out of the sandbox once; cap it so a page of
+	// millions of glyphs cannot make us allocate more than the budget.
+	t, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, Count: min(n.Count, limit)})
+	if err != nil {
+		return "", err
+	}
+	return normalizeLines(pdfiumText.Replace(t.Text)), nil
+}
+
+// pdfiumText turns PDFium's text into ours: its line ends are CR LF, and
+// it marks a hyphen that splits a word at a line end as U+0002 (or U+FFFE)
+// with no line break after it, so dropping the mark joins the word.
+var pdfiumText = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\x02", "", "\ufffe", "")
+
+// pdfError turns PDFium's error codes into reasons people can act on.
+func pdfError(err error) error {
+	switch {
+	case errors.Is(err, pdfiumerr.ErrPassword):
+		return errors.New("password-protected PDF")
+	case errors.Is(err, pdfiumerr.ErrSecurity):
+		return errors.New("unsupported PDF encryption")
+	case errors.Is(err, pdfiumerr.ErrFormat), errors.Is(err, pdfiumerr.ErrFile), errors.Is(err, pdfiumerr.ErrPage):
+		return errors.New("not a readable PDF (damaged or not a PDF)")
+	case strings.Contains(err.Error(), "wasm error"):
+		// A trap: PDFium aborted, nearly always because the file needs
+		// more memory than a reader has (pdfMemoryMB).
+		return fmt.Errorf("malformed PDF: the reader stopped (out of memory at %d MB, or a damaged file)", pdfMemoryMB)
+	}
+	return fmt.Errorf("malformed PDF: %v", firstLine(err.Error()))
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// pdfiumPool is the process's PDFium: the WebAssembly module is compiled
+// once and each read gets a fresh instance, so one file's state never
+// reaches the next. Compiling takes seconds and a few hundred MB, so the
+// machine code is kept in the user's cache folder for the next process;
+// without a usable cache (none, read-only, damaged) it compiles in memory.
+var pdfiumPool = sync.OnceValues(func() (pdfium.Pool, error) {
+	if dir, err := os.UserCacheDir(); err == nil {
+		if cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "switchboard", "pdfium")); err == nil {
+			if pool, err := newPDFiumPool(cache); err == nil {
+				return pool, nil
 			}
 		}
-		b.WriteString(g.S)
-		prev = g
 	}
-	return normalizeLines(b.String())
+	return newPDFiumPool(nil)
+})
+
+func newPDFiumPool(cache wazero.CompilationCache) (pdfium.Pool, error) {
+	// NewRuntimeConfig is the compiler where wazero has one (amd64,
+	// arm64), else the interpreter.
+	rc := wazero.NewRuntimeConfig().
+		// PDFium's setjmp/longjmp are WebAssembly exceptions.
+		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+		// Running code checks at every loop and call whether its module
+		// was closed (Kill) and stops if so.
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(pdfMemoryMB << 20 >> 16) // 64 kB pages
+	if cache != nil {
+		rc = rc.WithCompilationCache(cache)
+	}
+	return webassembly.Init(webassembly.Config{
+		MinIdle:       0,
+		MaxIdle:       1,
+		MaxTotal:      pdfReaders,
+		RuntimeConfig: rc,
+		FSConfig:      wazero.NewFSConfig(), // no files: PDFs are passed as bytes
+		Stdout:        io.Discard,
+		Stderr:        io.Discard,
+	})
 }
 
 // normalizeLines trims spaces at line ends and collapses runs of blank

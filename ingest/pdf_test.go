@@ -2,8 +2,13 @@ package ingest
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard/switchboard/internal/testpdf"
 )
@@ -33,12 +38,11 @@ func TestExtractPDF(t *testing.T) {
 func TestExtractPDFRefusesBadFiles(t *testing.T) {
 	good := testpdf.New("T", "Hello")
 	cases := map[string][]byte{
-		"empty":        nil,
-		"not a pdf":    []byte("hello world"),
-		"header":       []byte("%PDF-1.4\n"),
-		"truncated":    good[:len(good)/2],
-		"no text":      testpdf.New("T", ""),
-		"garbage xref": bytes.Replace(good, []byte("xref"), []byte("xrfe"), 1),
+		"empty":     nil,
+		"not a pdf": []byte("hello world"),
+		"header":    []byte("%PDF-1.4\n"),
+		"truncated": good[:len(good)/2],
+		"no text":   testpdf.New("T", ""),
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -49,13 +53,184 @@ func TestExtractPDFRefusesBadFiles(t *testing.T) {
 	}
 }
 
+// A damaged cross-reference table is rebuilt from the objects, as
+// readers do, rather than failing the file.
+func TestExtractPDFRepairsXref(t *testing.T) {
+	good := testpdf.New("T", "Hello")
+	text, _, err := extractPDF(bytes.Replace(good, []byte("xref"), []byte("xrfe"), 1))
+	if err != nil || text != "Hello" {
+		t.Errorf("= %q, %v", text, err)
+	}
+}
+
+// Hostile files end: with an error saying why, or with the text that
+// could be recovered, never with a hang, a crash or unbounded memory
+// (each of these hung, overflowed the stack or ran out of memory with
+// github.com/ledongthuc/pdf, the reader before PDFium).
+func TestExtractPDFMalformed(t *testing.T) {
+	const recovered = "Hello from a broken file"
+	want := map[string]string{ // the text recovered, or the error's reason
+		"kids-self":           "error: no readable pages",
+		"kids-cycle":          "error: no readable pages",
+		"parent-cycle":        recovered,
+		"kids-deep":           "error: no readable pages",
+		"kids-dag":            recovered,
+		"count-huge":          recovered,
+		"xref-prev-self":      recovered,
+		"xref-prev-cycle":     recovered,
+		"xrefstm-prev-self":   recovered,
+		"xref-huge-index":     recovered,
+		"xrefstm-huge-size":   recovered,
+		"objstm-self":         "error: no readable pages",
+		"objstm-extends-self": "error: no readable pages",
+		"length-huge":         recovered,
+		"cmap-count-huge":     "AAAA",
+		"deep-arrays":         "Hello",
+		"bomb-text":           "error: out of memory",
+		"bomb-gsave":          "error: out of memory",
+		"bomb-space":          "error: no extractable text",
+		"garbage":             "error: not a readable PDF",
+	}
+	for _, c := range malformedPDFs() {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			text, _, err := extractWithin(t, c.Data)
+			w, ok := want[c.Name]
+			switch reason, isErr := strings.CutPrefix(w, "error: "); {
+			case !ok:
+				t.Fatalf("no expectation for %s (%s): text %q, err %v", c.Name, c.Why, text, err)
+			case isErr && (err == nil || !strings.Contains(err.Error(), reason)):
+				t.Errorf("%s: err = %v, text %q; want an error saying %q", c.Why, err, text, reason)
+			case !isErr && (err != nil || !strings.Contains(text, w) || len(text) > maxPDFText):
+				t.Errorf("%s: = %q, %v; want text with %q", c.Why, text, err, w)
+			}
+		})
+	}
+}
+
+// malformedPDFs is testpdf.Malformed, built once: the bombs take a second.
+var malformedPDFs = sync.OnceValue(testpdf.Malformed)
+
+// extractWithin is extractPDF with the test's own deadline, so that a
+// reader that hangs fails the test instead of stalling the suite: the
+// read has pdfTimeout, and a minute more is a hang, not a slow machine.
+func extractWithin(t *testing.T, data []byte) (text, title string, err error) {
+	t.Helper()
+	type result struct {
+		text, title string
+		err         error
+	}
+	done := make(chan result, 1)
+	go func() {
+		text, title, err := extractPDF(data)
+		done <- result{text, title, err}
+	}()
+	select {
+	case r := <-done:
+		return r.text, r.title, r.err
+	case <-time.After(pdfTimeout + time.Minute):
+		t.Fatalf("extractPDF still running %v after its time limit: it hangs", time.Minute)
+		return "", "", nil
+	}
+}
+
+// The read stops when its context ends, wherever the reader is, and
+// leaves nothing running: testpdf.Slow takes about an hour to read, so
+// only the context can end it. The next read works as before.
+func TestExtractPDFStopsWhenContextEnds(t *testing.T) {
+	if _, err := pdfiumPool(); err != nil { // compile the reader before the clock starts
+		t.Fatal(err)
+	}
+	slow := testpdf.Slow()
+	t.Run("cancel", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(200*time.Millisecond, cancel)
+		if _, _, err := extractPDFContext(ctx, slow); !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	})
+	t.Run("deadline", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		if _, _, err := extractPDFContext(ctx, slow); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want context.DeadlineExceeded", err)
+		}
+	})
+	t.Run("already cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, _, err := extractPDFContext(ctx, testpdf.New("T", "Hello")); !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	})
+	if text, _, err := extractPDF(testpdf.New("T", "Still reading")); err != nil || text != "Still reading" {
+		t.Errorf("after a stopped read: %q, %v", text, err)
+	}
+}
+
+// A folder with hostile PDFs loads its good files and lists the others
+// as skipped, each with its reason.
+func TestFilesSkipsMalformedPDF(t *testing.T) {
+	files := map[string]string{"docs/good.pdf": string(testpdf.New("Good", "Acme Corp supplies Globex."))}
+	bad := map[string]bool{"kids-self": true, "objstm-self": true, "bomb-gsave": true, "garbage": true}
+	for _, c := range malformedPDFs() {
+		if bad[c.Name] {
+			files["docs/"+c.Name+".pdf"] = string(c.Data)
+		}
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, files)
+	docs, rep := collect(t, dir, "docs")
+	if d, ok := docs["docs/good.pdf"]; !ok || !strings.Contains(d.Chunks[0].Content, "Acme Corp") {
+		t.Errorf("good.pdf not loaded: %+v (%s)", docs, rep)
+	}
+	if len(docs) != 1 || len(rep.Skipped) != len(bad) {
+		t.Fatalf("loaded %d, skipped %+v; want 1 and the %d bad files", len(docs), rep.Skipped, len(bad))
+	}
+	for _, s := range rep.Skipped {
+		if !strings.HasPrefix(s.Reason, "PDF: ") || len(s.Reason) < len("PDF: ")+10 {
+			t.Errorf("%s: reason %q", s.Path, s.Reason)
+		}
+	}
+}
+
+func BenchmarkExtractPDF(b *testing.B) {
+	pages := make([]string, 20)
+	for i := range pages {
+		pages[i] = strings.Repeat(fmt.Sprintf("Page %d: Acme Corp supplies Globex with sensors and renews in June.\n", i+1), 40)
+	}
+	data := testpdf.New("Benchmark", pages...)
+	if _, _, err := extractPDF(data); err != nil { // and compile the reader outside the timing
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := extractPDF(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func FuzzExtractPDF(f *testing.F) {
 	f.Add(testpdf.New("T", "Hello\nWorld"))
 	f.Add([]byte("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF"))
+	// More seeds, the hostile files among them, are in testdata/fuzz/FuzzExtractPDF.
+	// Compile the reader before the fuzzer times the inputs (it stops at 10 s).
+	if _, err := pdfiumPool(); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		text, _, err := extractPDF(data) // must not panic
+		// Some inputs are slow to read (kids-dag-broken-ref takes PDFium
+		// the whole pdfTimeout); a deadline ends them as it would in use.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		text, _, err := extractPDFContext(ctx, data) // must not panic, hang or exhaust memory
 		if err == nil && strings.TrimSpace(text) == "" {
 			t.Error("no error and no text")
+		}
+		if len(text) > maxPDFText {
+			t.Errorf("%d bytes of text; the limit is %d", len(text), maxPDFText)
 		}
 	})
 }
@@ -92,7 +267,7 @@ func TestFileText(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			text, title, err := FileText(c.name, c.mime, []byte(c.data))
+			text, title, err := FileText(context.Background(), c.name, c.mime, []byte(c.data))
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Errorf("err = %v, want %q", err, c.err)
@@ -104,4 +279,10 @@ func TestFileText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// extractPDF reads a PDF with no context of its own: only its time limit
+// bounds it.
+func extractPDF(data []byte) (text, title string, err error) {
+	return extractPDFContext(context.Background(), data)
 }

@@ -67,8 +67,11 @@ func (in *Ingester) file(ctx context.Context, ch Channel, m Message, f File, sco
 		rep.Errors = append(rep.Errors, fmt.Errorf("file %s (in %s): %w", name, m.Permalink, err))
 		return nil
 	}
-	text, title, err := ingest.FileText(f.Name, f.MIME, data)
+	text, title, err := ingest.FileText(ctx, f.Name, f.MIME, data)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if !errors.Is(err, ingest.ErrUnsupported) {
 			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s (in %s): %v", name, m.Permalink, err))
 		}
