@@ -10,11 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-// node is one step of the state machine: it updates the state and says
-// which step comes next. Nodes are methods of run, so that they reach the
-// run's emitter; the table holds them as method expressions.
-type node func(r *run, ctx context.Context, s *State) (Step, error)
-
 // Config wires an Agent.
 type Config struct {
 	// Model is the model-backed Brain; nil runs everything offline.
@@ -46,7 +41,6 @@ type Agent struct {
 	budgets    Budgets
 	observer   Observer
 	now        func() time.Time
-	nodes      map[Step]node
 }
 
 // New checks cfg and the transition table and returns an Agent.
@@ -75,20 +69,7 @@ func New(cfg Config) (*Agent, error) {
 	if a.observer == nil {
 		a.observer = Observers()
 	}
-	a.nodes = map[Step]node{
-		StepCondense: (*run).condense,
-		StepRoute:    (*run).route,
-		StepVector:   (*run).vector,
-		StepGraph:    (*run).graph,
-		StepWeb:      (*run).web,
-		StepDirect:   (*run).direct,
-		StepGrade:    (*run).grade,
-		StepRewrite:  (*run).rewrite,
-		StepGenerate: (*run).generate,
-		StepCheck:    (*run).check,
-		StepNoAnswer: (*run).noAnswer,
-	}
-	if err := checkGraph(a.nodes); err != nil {
+	if err := checkGraph(machine); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -204,9 +185,9 @@ type run struct {
 	modelErrors int
 }
 
-// loop walks the transition table from condense to end.
+// loop walks the transition table (graph.go) from its first step to end.
 func (r *run) loop(ctx context.Context, s *State) error {
-	step := StepCondense
+	step := firstStep
 	for step != StepEnd {
 		if len(s.Trace) >= r.budgets.MaxSteps {
 			return fmt.Errorf("agent: step budget of %d exhausted after %s", r.budgets.MaxSteps, pathOf(s.Trace))
@@ -217,7 +198,7 @@ func (r *run) loop(ctx context.Context, s *State) error {
 		s.Trace = append(s.Trace, step)
 		sctx := r.observer.StepStarted(ctx, step)
 		start, before, errsBefore := r.now(), r.meter.total(), r.modelErrors
-		next, err := r.nodes[step](r, sctx, s)
+		next, err := machine[step].run(r, sctx, s)
 		r.observer.StepDone(sctx, r.stepReport(step, next, start, before, errsBefore, s, err))
 		if err != nil {
 			return fmt.Errorf("agent: %s: %w", pathOf(s.Trace), err)
@@ -240,7 +221,8 @@ func pathOf(trace []Step) string {
 
 // think asks the model-backed Brain, unless the run is already offline;
 // when the model fails (after the client's own retries) the run goes
-// offline for good, says so once, and f is retried with the offline Brain.
+// offline for good, says so once, and f is retried with the offline Brain
+// (docs/DESIGN.md, rule 11).
 func (r *run) think(ctx context.Context, s *State, f func(Brain) error) error {
 	if !s.Offline {
 		err := f(r.model)

@@ -10,14 +10,17 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
-	"github.com/switchboard/switchboard/llm/llmtest"
+	"github.com/switchboard/switchboard/agent/agenttest"
 	"github.com/switchboard/switchboard/llm/offline"
 )
 
-// These scenarios drive the real agent, the real llm.Brain and llm.Client
-// through llmtest, a local server speaking the OpenAI wire protocol with
-// scripted replies. Retrievers are hand-written fakes: the stores have their
-// own tests against real databases.
+// These scenarios drive the real agent with a scripted model, an
+// agenttest.Brain whose judgements each test writes down, and the real
+// offline engine as its fallback. What the model client makes of a
+// judgement (prompts, schemas, parsing, retries) is tested in package llm;
+// cmd/bot's tests run the whole stack against llmtest, a local server
+// speaking the OpenAI protocol. Retrievers are hand-written fakes: the
+// stores have their own tests against real databases.
 
 // fakeRetriever returns docs and records the queries it was asked.
 type fakeRetriever struct {
@@ -48,7 +51,7 @@ var (
 )
 
 type harness struct {
-	srv     *llmtest.Server
+	model   *agenttest.Brain
 	agent   *agent.Agent
 	events  []agent.Event
 	vector  *fakeRetriever
@@ -56,10 +59,11 @@ type harness struct {
 	threads *agent.MemoryCheckpointer
 }
 
-// setup builds an agent on a scripted model. web may be nil (not configured).
+// setup builds an agent on a scripted model, whose judgements the test
+// then sets. web may be nil (not configured).
 func setup(t *testing.T, vector, graph, web *fakeRetriever) *harness {
 	t.Helper()
-	h := &harness{srv: llmtest.New(t), vector: vector, web: web, threads: agent.NewMemoryCheckpointer()}
+	h := &harness{model: scriptedModel(t), vector: vector, web: web, threads: agent.NewMemoryCheckpointer()}
 	rs := map[agent.Route]agent.Retriever{}
 	if vector != nil {
 		rs[agent.RouteVector] = vector
@@ -70,7 +74,7 @@ func setup(t *testing.T, vector, graph, web *fakeRetriever) *harness {
 	if web != nil {
 		rs[agent.RouteWeb] = web
 	}
-	a, err := agent.New(agent.Config{Model: h.srv.Brain(), Offline: offline.New(nil), Retrievers: rs, Checkpointer: h.threads})
+	a, err := agent.New(agent.Config{Model: h.model, Offline: offline.New(nil), Retrievers: rs, Checkpointer: h.threads})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,17 +101,97 @@ func (h *harness) kinds() []agent.EventKind {
 
 func trace(steps ...agent.Step) []agent.Step { return steps }
 
-const (
-	vectorRoute = `{"route":"vector","reason":"asks about an internal policy"}`
-	relevant    = `{"relevant":true,"reason":"states the refund window"}`
-	irrelevant  = `{"relevant":false,"reason":"off topic"}`
-	grounded    = `{"grounded":true,"unsupported":[],"answers":true,"missing":""}`
+// scriptedModel is the model of these tests: a Brain that fails the test
+// on any judgement it was not scripted for, and reports each call as one
+// model request, as llm.Brain does.
+func scriptedModel(t *testing.T) *agenttest.Brain {
+	return &agenttest.Brain{T: t, Usage: agent.Usage{Calls: 1, PromptTokens: 120, CompletionTokens: 30}}
+}
+
+// The judgements the tests script, as functions for agenttest.Brain's fields.
+
+// routes routes every question to route, for reason.
+func routes(route agent.Route, reason string) func(context.Context, string) (agent.RouteDecision, error) {
+	return func(context.Context, string) (agent.RouteDecision, error) {
+		return agent.RouteDecision{Route: route, Reason: reason}, nil
+	}
+}
+
+var vectorRoute = routes(agent.RouteVector, "asks about an internal policy")
+
+var (
+	relevant   = agent.Grade{Relevant: true, Reason: "states the refund window"}
+	irrelevant = agent.Grade{Relevant: false, Reason: "off topic"}
+	grounded   = agent.Verdict{Grounded: true, Answers: true}
 )
+
+// grades grades every document g.
+func grades(g agent.Grade) func(context.Context, string, agent.Document) (agent.Grade, error) {
+	return func(context.Context, string, agent.Document) (agent.Grade, error) { return g, nil }
+}
+
+// gradesIrrelevantIf grades the documents containing word irrelevant, and
+// the others relevant.
+func gradesIrrelevantIf(word string) func(context.Context, string, agent.Document) (agent.Grade, error) {
+	return func(_ context.Context, _ string, d agent.Document) (agent.Grade, error) {
+		if strings.Contains(d.Title+"\n"+d.Content, word) {
+			return irrelevant, nil
+		}
+		return relevant, nil
+	}
+}
+
+// answers generates the drafts in order, the last one repeating; reqs, if
+// not nil, collects what the generator was given (generate is never called
+// concurrently).
+func answers(reqs *[]agent.GenerateRequest, drafts ...string) func(context.Context, agent.GenerateRequest) (string, error) {
+	next := agenttest.Sequence(drafts...)
+	return func(_ context.Context, req agent.GenerateRequest) (string, error) {
+		if reqs != nil {
+			*reqs = append(*reqs, req)
+		}
+		return next(), nil
+	}
+}
+
+// verdicts checks with the verdicts in order, the last one repeating.
+func verdicts(vs ...agent.Verdict) func(context.Context, string, string, []agent.Document) (agent.Verdict, error) {
+	next := agenttest.Sequence(vs...)
+	return func(context.Context, string, string, []agent.Document) (agent.Verdict, error) { return next(), nil }
+}
+
+// rewrites proposes the rewrites in order, the last one repeating; reqs,
+// if not nil, collects what the rewriter was given.
+func rewrites(reqs *[]agent.RewriteRequest, rws ...agent.Rewrite) func(context.Context, agent.RewriteRequest) (agent.Rewrite, error) {
+	next := agenttest.Sequence(rws...)
+	return func(_ context.Context, req agent.RewriteRequest) (agent.Rewrite, error) {
+		if reqs != nil {
+			*reqs = append(*reqs, req)
+		}
+		return next(), nil
+	}
+}
+
+// onVector is a rewrite to query on the documents.
+func onVector(query string) agent.Rewrite {
+	return agent.Rewrite{Query: query, Route: agent.RouteVector}
+}
+
+// docIDs are the IDs of docs, to compare what a node was given.
+func docIDs(docs []agent.Document) []string {
+	var out []string
+	for _, d := range docs {
+		out = append(out, d.ID)
+	}
+	return out
+}
 
 func TestGroundedFirstTime(t *testing.T) {
 	h := setup(t, returns(refundDoc, faqDoc), nil, nil)
-	h.srv.On("route", vectorRoute).On("grade", relevant).
-		On("generate", "Refunds are available within 30 days [1], paid back to the card within 5 business days [2].").On("check", grounded)
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = grades(relevant)
+	h.model.GenerateFunc = answers(nil, "Refunds are available within 30 days [1], paid back to the card within 5 business days [2].")
+	h.model.CheckFunc = verdicts(grounded)
 
 	res := h.ask(t, "", "What is our refund policy?")
 
@@ -124,8 +208,8 @@ func TestGroundedFirstTime(t *testing.T) {
 		t.Errorf("sources = %+v", res.Sources)
 	}
 	// route + 2 grades + generate + check; no condense without history.
-	if res.LLMCalls != 5 || h.srv.Calls("condense") != 0 {
-		t.Errorf("llm calls = %d, condense calls = %d; want 5 and 0", res.LLMCalls, h.srv.Calls("condense"))
+	if res.LLMCalls != 5 || h.model.Calls("") != 5 || h.model.Calls("Condense") != 0 {
+		t.Errorf("llm calls = %d (%d made), condense calls = %d; want 5 and 0", res.LLMCalls, h.model.Calls(""), h.model.Calls("Condense"))
 	}
 	if res.Tokens == 0 {
 		t.Error("tokens not counted")
@@ -138,18 +222,19 @@ func TestGroundedFirstTime(t *testing.T) {
 
 func TestOnlyRelevantDocumentsReachTheGenerator(t *testing.T) {
 	h := setup(t, returns(refundDoc, lunchDoc), nil, nil)
-	h.srv.On("route", vectorRoute).OnPrompt("grade", "Tacos", irrelevant).On("grade", relevant).
-		On("generate", "Refunds within 30 days [1].").On("check", grounded)
+	var gen []agent.GenerateRequest
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = gradesIrrelevantIf("Tacos")
+	h.model.GenerateFunc = answers(&gen, "Refunds within 30 days [1].")
+	h.model.CheckFunc = verdicts(grounded)
 
 	res := h.ask(t, "", "What is our refund policy?")
 
-	gen := h.srv.Requests("generate")
 	if len(gen) != 1 {
 		t.Fatalf("generate calls = %d", len(gen))
 	}
-	prompt := llmtest.Prompt(gen[0])
-	if !strings.Contains(prompt, "full refund within 30 days") || strings.Contains(prompt, "Tacos") {
-		t.Errorf("generator saw the wrong documents:\n%s", prompt)
+	if got := docIDs(gen[0].Docs); !slices.Equal(got, []string{refundDoc.ID}) {
+		t.Errorf("generator saw documents %q, want only the refund policy", got)
 	}
 	// One relevant source: grounded, but medium.
 	if res.Confidence != agent.ConfidenceMedium || len(res.Sources) != 1 {
@@ -159,8 +244,9 @@ func TestOnlyRelevantDocumentsReachTheGenerator(t *testing.T) {
 
 func TestRewritesThenWebFallbackThenNoAnswer(t *testing.T) {
 	h := setup(t, returns(lunchDoc), nil, returns(webDoc))
-	h.srv.On("route", vectorRoute).On("grade", irrelevant).
-		On("rewrite", `{"query":"refund window","route":"vector"}`, `{"query":"money back policy","route":"vector"}`, `{"query":"return purchase reimbursement","route":"vector"}`)
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = grades(irrelevant)
+	h.model.RewriteFunc = rewrites(nil, onVector("refund window"), onVector("money back policy"), onVector("return purchase reimbursement"))
 
 	res := h.ask(t, "", "What is our refund policy?")
 
@@ -174,7 +260,7 @@ func TestRewritesThenWebFallbackThenNoAnswer(t *testing.T) {
 	if len(h.web.queries) != 1 || h.web.queries[0] != "What is our refund policy?" {
 		t.Errorf("web fallback queries = %q, want the question once", h.web.queries)
 	}
-	if h.srv.Calls("generate") != 0 {
+	if h.model.Calls("Generate") != 0 {
 		t.Error("generated an answer from irrelevant documents")
 	}
 	if !strings.Contains(res.Answer, "money back policy") || !strings.Contains(res.Answer, "web search") {
@@ -204,7 +290,9 @@ func TestRewritesThenWebFallbackThenNoAnswer(t *testing.T) {
 
 func TestRewritesWithoutWebEndInNoAnswer(t *testing.T) {
 	h := setup(t, returns(lunchDoc), nil, nil)
-	h.srv.On("route", vectorRoute).On("grade", irrelevant).On("rewrite", `{"query":"refund","route":"vector"}`, `{"query":"refund window","route":"vector"}`, `{"query":"money back","route":"vector"}`)
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = grades(irrelevant)
+	h.model.RewriteFunc = rewrites(nil, onVector("refund"), onVector("refund window"), onVector("money back"))
 
 	res := h.ask(t, "", "What is our refund policy?")
 
@@ -224,8 +312,12 @@ func TestRewriteThatSucceeds(t *testing.T) {
 		return []agent.Document{lunchDoc}, nil
 	}}
 	h := setup(t, vec, nil, nil)
-	h.srv.On("route", vectorRoute).OnPrompt("grade", "Tacos", irrelevant).On("grade", relevant).
-		On("rewrite", `{"query":"refund window","route":"vector"}`).On("generate", "Within 30 days [1].").On("check", grounded)
+	var gen []agent.GenerateRequest
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = gradesIrrelevantIf("Tacos")
+	h.model.RewriteFunc = rewrites(nil, onVector("refund window"))
+	h.model.GenerateFunc = answers(&gen, "Within 30 days [1].")
+	h.model.CheckFunc = verdicts(grounded)
 
 	res := h.ask(t, "", "How long do customers have to get money back?")
 
@@ -233,38 +325,42 @@ func TestRewriteThatSucceeds(t *testing.T) {
 		t.Errorf("rewrites = %d confidence = %s, want 1 and medium", res.Rewrites, res.Confidence)
 	}
 	// The generator answers the user's question, not the rewritten query.
-	if p := llmtest.Prompt(h.srv.Requests("generate")[0]); !strings.Contains(p, "How long do customers have to get money back?") {
-		t.Errorf("generator was not given the original question:\n%s", p)
+	if len(gen) != 1 || gen[0].Question != "How long do customers have to get money back?" {
+		t.Errorf("generator was not given the original question: %+v", gen)
 	}
 }
 
 func TestRegenerateTwiceThenLowConfidence(t *testing.T) {
 	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
-	h.srv.On("route", vectorRoute).On("grade", relevant).
-		On("generate", "Refunds within 30 days [1], and 90 days for VIPs [1].").
-		On("check", `{"grounded":false,"unsupported":["90 days for VIPs"],"answers":false,"missing":""}`)
+	var gen []agent.GenerateRequest
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = grades(relevant)
+	h.model.GenerateFunc = answers(&gen, "Refunds within 30 days [1], and 90 days for VIPs [1].")
+	h.model.CheckFunc = verdicts(agent.Verdict{Grounded: false, Unsupported: []string{"90 days for VIPs"}})
 
 	res := h.ask(t, "", "What is our refund policy?")
 
 	if res.Confidence != agent.ConfidenceLow || res.Regenerations != 2 {
 		t.Errorf("confidence = %s regenerations = %d, want low and 2", res.Confidence, res.Regenerations)
 	}
-	if h.srv.Calls("generate") != 3 || h.srv.Calls("check") != 3 {
-		t.Errorf("generate/check calls = %d/%d, want 3/3", h.srv.Calls("generate"), h.srv.Calls("check"))
+	if h.model.Calls("Generate") != 3 || h.model.Calls("Check") != 3 {
+		t.Errorf("generate/check calls = %d/%d, want 3/3", h.model.Calls("Generate"), h.model.Calls("Check"))
 	}
 	if !slices.Equal(res.Unsupported, []string{"90 days for VIPs"}) || res.Answer == "" {
 		t.Errorf("unsupported = %q answer = %q", res.Unsupported, res.Answer)
 	}
 	// A regeneration is told what was unsupported.
-	if p := llmtest.Prompt(h.srv.Requests("generate")[1]); !strings.Contains(p, "90 days for VIPs") {
-		t.Errorf("regeneration prompt does not name the unsupported claim:\n%s", p)
+	if len(gen) < 2 || !slices.Equal(gen[1].Unsupported, []string{"90 days for VIPs"}) {
+		t.Errorf("regeneration was not told the unsupported claim: %+v", gen)
 	}
 }
 
 func TestRegenerateOnceThenGrounded(t *testing.T) {
 	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
-	h.srv.On("route", vectorRoute).On("grade", relevant).On("generate", "Draft [1].", "Refunds within 30 days [1].").
-		On("check", `{"grounded":false,"unsupported":["Draft"],"answers":false,"missing":""}`, grounded)
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = grades(relevant)
+	h.model.GenerateFunc = answers(nil, "Draft [1].", "Refunds within 30 days [1].")
+	h.model.CheckFunc = verdicts(agent.Verdict{Grounded: false, Unsupported: []string{"Draft"}}, grounded)
 
 	res := h.ask(t, "", "What is our refund policy?")
 
@@ -278,7 +374,10 @@ func TestRegenerateOnceThenGrounded(t *testing.T) {
 
 func TestDirect(t *testing.T) {
 	h := setup(t, returns(refundDoc), nil, nil)
-	h.srv.On("route", `{"route":"direct","reason":"general knowledge"}`).On("direct", "Paris is the capital of France.")
+	h.model.RouteFunc = routes(agent.RouteDirect, "general knowledge")
+	h.model.DirectFunc = func(context.Context, string, []agent.Turn) (string, bool, error) {
+		return "Paris is the capital of France.", true, nil
+	}
 
 	res := h.ask(t, "", "What is the capital of France?")
 
@@ -298,8 +397,10 @@ func TestGraphRouteCitesTheCypher(t *testing.T) {
 	rows := agent.Document{ID: "g1", Title: "Graph query", Location: cypher, Content: "Acme Parts -[SUPPLIES]-> Widget", Route: agent.RouteGraph}
 	rows2 := agent.Document{ID: "g2", Title: "Graph query", Location: cypher, Content: "Bolt Co -[SUPPLIES]-> Gear", Route: agent.RouteGraph}
 	h := setup(t, nil, returns(rows, rows2), nil)
-	h.srv.On("route", `{"route":"graph","reason":"asks who supplies what"}`).On("grade", relevant).
-		On("generate", "Acme Parts supplies Widget [1]; Bolt Co supplies Gear [2].").On("check", grounded)
+	h.model.RouteFunc = routes(agent.RouteGraph, "asks who supplies what")
+	h.model.GradeFunc = grades(relevant)
+	h.model.GenerateFunc = answers(nil, "Acme Parts supplies Widget [1]; Bolt Co supplies Gear [2].")
+	h.model.CheckFunc = verdicts(grounded)
 
 	res := h.ask(t, "", "Who supplies our products?")
 
@@ -310,17 +411,25 @@ func TestGraphRouteCitesTheCypher(t *testing.T) {
 
 func TestFollowUpIsCondensed(t *testing.T) {
 	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
-	h.srv.On("route", vectorRoute).On("grade", relevant).On("generate", "Within 30 days [1].").On("check", grounded).
-		On("condense", `{"question":"What is our refund policy for annual plans?"}`)
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = grades(relevant)
+	h.model.GenerateFunc = answers(nil, "Within 30 days [1].")
+	h.model.CheckFunc = verdicts(grounded)
+	var history []agent.Turn
+	var followUp string
+	h.model.CondenseFunc = func(_ context.Context, turns []agent.Turn, question string) (string, error) {
+		history, followUp = turns, question
+		return "What is our refund policy for annual plans?", nil
+	}
 
 	h.ask(t, "t1", "What is our refund policy?")
 	res := h.ask(t, "t1", "and for annual plans?")
 
-	if h.srv.Calls("condense") != 1 {
-		t.Fatalf("condense calls = %d, want 1 (only the follow-up)", h.srv.Calls("condense"))
+	if h.model.Calls("Condense") != 1 {
+		t.Fatalf("condense calls = %d, want 1 (only the follow-up)", h.model.Calls("Condense"))
 	}
-	if p := llmtest.Prompt(h.srv.Requests("condense")[0]); !strings.Contains(p, "What is our refund policy?") {
-		t.Errorf("condense did not see the thread's history:\n%s", p)
+	if len(history) != 1 || history[0].Question != "What is our refund policy?" || followUp != "and for annual plans?" {
+		t.Errorf("condense did not see the thread's history and the follow-up: %+v, %q", history, followUp)
 	}
 	if res.Question != "and for annual plans?" || res.Standalone != "What is our refund policy for annual plans?" {
 		t.Errorf("question = %q standalone = %q", res.Question, res.Standalone)
@@ -336,7 +445,7 @@ func TestFollowUpIsCondensed(t *testing.T) {
 
 func TestWebRouteNotConfigured(t *testing.T) {
 	h := setup(t, returns(refundDoc), nil, nil)
-	h.srv.On("route", `{"route":"web","reason":"asks about today's news"}`)
+	h.model.RouteFunc = routes(agent.RouteWeb, "asks about today's news")
 
 	res := h.ask(t, "", "What did the Fed announce this morning?")
 
@@ -347,11 +456,11 @@ func TestWebRouteNotConfigured(t *testing.T) {
 
 func TestModelOutageDegradesToOffline(t *testing.T) {
 	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
-	h.srv.Fail(503)
+	h.model.Err = errors.New("llm: route: 503 Service Unavailable")
 
 	res := h.ask(t, "", "What is our refund policy?")
 
-	if !res.Offline || !strings.Contains(res.OfflineReason, "failed") {
+	if !res.Offline || !strings.Contains(res.OfflineReason, "failed") || !strings.Contains(res.OfflineReason, "503") {
 		t.Errorf("offline = %v reason = %q", res.Offline, res.OfflineReason)
 	}
 	if res.Route != agent.RouteVector || res.Answer == "" || res.Confidence == agent.ConfidenceNone {
@@ -367,29 +476,44 @@ func TestModelOutageDegradesToOffline(t *testing.T) {
 		t.Errorf("degraded events = %d, want exactly 1", n)
 	}
 	// After the first failure the model is not asked again in this run.
-	if c := h.srv.Calls(""); c != 1 {
+	if c := h.model.Calls(""); c != 1 {
 		t.Errorf("model calls after the outage = %d, want 1", c)
 	}
 }
 
 func TestGradingOutageMidRunRegradesOffline(t *testing.T) {
 	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
-	// One grade gets output that no retry can parse: the model has failed.
-	h.srv.On("route", vectorRoute).OnPrompt("grade", "pro rata", relevant).On("grade", "I'd rather not say.")
+	h.model.RouteFunc = vectorRoute
+	// One grade fails, as a reply that no retry can parse does: the model
+	// has failed.
+	h.model.GradeFunc = func(_ context.Context, _ string, d agent.Document) (agent.Grade, error) {
+		if strings.Contains(d.Content, "pro rata") {
+			return relevant, nil
+		}
+		return agent.Grade{}, errors.New("llm: grade: the model's output is not valid: I'd rather not say.")
+	}
 
 	res := h.ask(t, "", "What is our refund policy?")
 
 	if !res.Offline || !strings.Contains(res.OfflineReason, "failed") || res.Answer == "" {
 		t.Errorf("offline = %v (%s) answer = %q", res.Offline, res.OfflineReason, res.Answer)
 	}
-	if h.srv.Calls("generate") != 0 {
+	if h.model.Calls("Generate") != 0 {
 		t.Error("the model was asked to generate after it failed")
 	}
 }
 
 func TestCancellationStopsTheRun(t *testing.T) {
 	h := setup(t, returns(refundDoc), nil, nil)
-	h.srv.On("route", vectorRoute).Delay(time.Minute)
+	// A model that takes a minute, or until the run is cancelled.
+	h.model.RouteFunc = func(ctx context.Context, _ string) (agent.RouteDecision, error) {
+		select {
+		case <-ctx.Done():
+			return agent.RouteDecision{}, ctx.Err()
+		case <-time.After(time.Minute):
+			return agent.RouteDecision{Route: agent.RouteVector, Reason: "slow"}, nil
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var failed bool
 	done := make(chan error, 1)
@@ -416,7 +540,7 @@ func TestCancellationStopsTheRun(t *testing.T) {
 func TestRetrieverFailureFailsTheRun(t *testing.T) {
 	broken := &fakeRetriever{docs: func(string) ([]agent.Document, error) { return nil, errors.New("connection refused") }}
 	h := setup(t, broken, nil, nil)
-	h.srv.On("route", vectorRoute)
+	h.model.RouteFunc = vectorRoute
 	_, err := h.agent.Ask(context.Background(), agent.Question{Text: "What is our refund policy?"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "condense→route→vector") || agent.ErrorCode(err) != agent.EINTERNAL {
 		t.Errorf("err = %v, want an internal error naming the path", err)
@@ -442,7 +566,7 @@ func TestBadQuestions(t *testing.T) {
 			}
 		})
 	}
-	if h.srv.Calls("") != 0 {
+	if h.model.Calls("") != 0 {
 		t.Error("a bad question reached the model")
 	}
 }

@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
-	"github.com/switchboard/switchboard/llm/llmtest"
+	"github.com/switchboard/switchboard/agent/agenttest"
 	"github.com/switchboard/switchboard/llm/offline"
 )
 
 // These scenarios cover the second half of the check, "does the answer
 // answer the question?", and the badge rules that depend on it. They build
-// their own agent, on the scripted model of llmtest or on the offline
-// engine alone, so that they do not depend on the harness of agent_test.go.
+// their own agent, on a scripted model (agenttest) or on the offline engine
+// alone, using only the scripting helpers of agent_test.go.
 
 type staticDocs []agent.Document
 
@@ -35,27 +35,33 @@ var (
 		Content:  "Paid Leave Oregon provides job protection and monetary benefits, up to 12 weeks."}
 )
 
+var (
+	routeVector   = routes(agent.RouteVector, "asks about the handbook")
+	gradeRelevant = agent.Grade{Relevant: true, Reason: "about leave"}
+	checkAnswers  = agent.Verdict{Grounded: true, Answers: true}
+	checkOffTopic = agent.Verdict{Grounded: true, Answers: false, Missing: "whether jury duty is paid leave"}
+	checkInvented = agent.Verdict{Grounded: false, Unsupported: []string{"Jury duty is paid"}}
+)
+
 const (
-	routeVector    = `{"route":"vector","reason":"asks about the handbook"}`
-	gradeRelevant  = `{"relevant":true,"reason":"about leave"}`
-	checkAnswers   = `{"grounded":true,"unsupported":[],"answers":true,"missing":""}`
-	checkOffTopic  = `{"grounded":true,"unsupported":[],"answers":false,"missing":"whether jury duty is paid leave"}`
-	checkInvented  = `{"grounded":false,"unsupported":["Jury duty is paid"],"answers":false,"missing":""}`
 	juryQuestion   = "Do we get paid leave for jury duty?"
 	relatedAnswer  = "Sick leave is paid in full for up to 10 days a year [1]. Paid Leave Oregon provides job protection [2]."
 	relatedAnswer2 = "The documents describe sick leave [1] and state leave [2], not jury duty."
 )
 
 // modelAgent is an agent on a scripted model whose vector store holds docs.
-func modelAgent(t *testing.T, docs ...agent.Document) (*llmtest.Server, *agent.Agent) {
+// The model routes to the documents and grades every one relevant; the
+// test scripts the rest.
+func modelAgent(t *testing.T, docs ...agent.Document) (*agenttest.Brain, *agent.Agent) {
 	t.Helper()
-	srv := llmtest.New(t)
-	a, err := agent.New(agent.Config{Model: srv.Brain(), Offline: offline.New(nil),
+	model := scriptedModel(t)
+	model.RouteFunc, model.GradeFunc = routeVector, grades(gradeRelevant)
+	a, err := agent.New(agent.Config{Model: model, Offline: offline.New(nil),
 		Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: staticDocs(docs)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv, a
+	return model, a
 }
 
 func askAgent(t *testing.T, a *agent.Agent, question string) (agent.Result, []agent.Event) {
@@ -69,15 +75,16 @@ func askAgent(t *testing.T, a *agent.Agent, question string) (agent.Result, []ag
 }
 
 func TestGroundedButNotAnsweringIsRegeneratedOnceThenPartial(t *testing.T) {
-	srv, a := modelAgent(t, leaveChunk0, stateLeave)
-	srv.On("route", routeVector).On("grade", gradeRelevant).
-		On("generate", relatedAnswer, relatedAnswer2).On("check", checkOffTopic)
+	model, a := modelAgent(t, leaveChunk0, stateLeave)
+	var gen []agent.GenerateRequest
+	model.GenerateFunc = answers(&gen, relatedAnswer, relatedAnswer2)
+	model.CheckFunc = verdicts(checkOffTopic)
 
 	res, events := askAgent(t, a, juryQuestion)
 
-	if srv.Calls("generate") != 2 || srv.Calls("check") != 2 || res.Regenerations != 1 {
+	if model.Calls("Generate") != 2 || model.Calls("Check") != 2 || res.Regenerations != 1 {
 		t.Errorf("generate/check calls = %d/%d, regenerations = %d; want 2/2 and 1: regenerated once",
-			srv.Calls("generate"), srv.Calls("check"), res.Regenerations)
+			model.Calls("Generate"), model.Calls("Check"), res.Regenerations)
 	}
 	if !res.Partial || res.Confidence != agent.ConfidenceLow || len(res.Unsupported) != 0 || res.Offline {
 		t.Errorf("partial = %v confidence = %s unsupported = %q offline = %v; want a partial, low, online answer with no unsupported claims",
@@ -94,9 +101,13 @@ func TestGroundedButNotAnsweringIsRegeneratedOnceThenPartial(t *testing.T) {
 		t.Errorf("sources = %+v, want the two cited documents", res.Sources)
 	}
 	// The regeneration is told what the draft did not say, from the same documents.
-	regen := llmtest.Prompt(srv.Requests("generate")[1])
-	if !strings.Contains(regen, "does not say whether jury duty is paid leave") || !strings.Contains(regen, "Paid Leave Oregon") {
-		t.Errorf("regeneration prompt lacks what was missing or the documents:\n%s", regen)
+	if len(gen) != 2 {
+		t.Fatalf("generate requests = %d", len(gen))
+	}
+	regen := gen[1]
+	if len(regen.Unsupported) != 1 || !strings.Contains(regen.Unsupported[0], "does not say whether jury duty is paid leave") ||
+		!slices.Equal(docIDs(regen.Docs), docIDs(gen[0].Docs)) || !slices.Equal(docIDs(regen.Docs), docIDs([]agent.Document{leaveChunk0, stateLeave})) {
+		t.Errorf("regeneration lacks what was missing or the documents: %+v", regen)
 	}
 	var reasons []string
 	for _, e := range events {
@@ -110,9 +121,9 @@ func TestGroundedButNotAnsweringIsRegeneratedOnceThenPartial(t *testing.T) {
 }
 
 func TestNotAnsweringThenAnsweringIsMedium(t *testing.T) {
-	srv, a := modelAgent(t, leaveChunk0, stateLeave)
-	srv.On("route", routeVector).On("grade", gradeRelevant).
-		On("generate", relatedAnswer, "Jury duty is paid leave [1].").On("check", checkOffTopic, checkAnswers)
+	model, a := modelAgent(t, leaveChunk0, stateLeave)
+	model.GenerateFunc = answers(nil, relatedAnswer, "Jury duty is paid leave [1].")
+	model.CheckFunc = verdicts(checkOffTopic, checkAnswers)
 
 	res, _ := askAgent(t, a, juryQuestion)
 
@@ -125,14 +136,14 @@ func TestNotAnsweringThenAnsweringIsMedium(t *testing.T) {
 // A grounded answer that does not answer beats a regeneration that
 // invents: the run shows the related text that is true, as partial.
 func TestPartialBeatsUngroundedRegenerations(t *testing.T) {
-	srv, a := modelAgent(t, leaveChunk0, stateLeave)
-	srv.On("route", routeVector).On("grade", gradeRelevant).
-		On("generate", relatedAnswer, "Jury duty is paid [1].").On("check", checkOffTopic, checkInvented)
+	model, a := modelAgent(t, leaveChunk0, stateLeave)
+	model.GenerateFunc = answers(nil, relatedAnswer, "Jury duty is paid [1].")
+	model.CheckFunc = verdicts(checkOffTopic, checkInvented)
 
 	res, _ := askAgent(t, a, juryQuestion)
 
-	if srv.Calls("generate") != 3 || srv.Calls("check") != 3 {
-		t.Errorf("generate/check calls = %d/%d, want 3/3: the regeneration budget is shared", srv.Calls("generate"), srv.Calls("check"))
+	if model.Calls("Generate") != 3 || model.Calls("Check") != 3 {
+		t.Errorf("generate/check calls = %d/%d, want 3/3: the regeneration budget is shared", model.Calls("Generate"), model.Calls("Check"))
 	}
 	if !res.Partial || res.Confidence != agent.ConfidenceLow || !strings.HasSuffix(res.Answer, relatedAnswer) || len(res.Unsupported) != 0 {
 		t.Errorf("partial = %v confidence = %s unsupported = %q answer:\n%s", res.Partial, res.Confidence, res.Unsupported, res.Answer)
@@ -155,8 +166,9 @@ func TestHighNeedsTwoDistinctDocuments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, a := modelAgent(t, tt.docs...)
-			srv.On("route", routeVector).On("grade", gradeRelevant).On("generate", tt.answer).On("check", checkAnswers)
+			model, a := modelAgent(t, tt.docs...)
+			model.GenerateFunc = answers(nil, tt.answer)
+			model.CheckFunc = verdicts(checkAnswers)
 			res, _ := askAgent(t, a, "What paid leave do we get?")
 			if res.Confidence != tt.want {
 				t.Errorf("confidence = %s, want %s", res.Confidence, tt.want)

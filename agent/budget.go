@@ -1,7 +1,7 @@
 package agent
 
-// Budgets bound every loop of a run. Zero fields take the defaults of
-// DESIGN.md.
+// Budgets bound every loop of a run (docs/DESIGN.md, rule 1). Zero fields
+// take the defaults below.
 type Budgets struct {
 	MaxRewrites      int // query rewrites before the web fallback (3)
 	MaxRegenerations int // regenerations after a failed grounding check (2)

@@ -5,8 +5,44 @@ import (
 	"strings"
 )
 
+// Checker is the port of the check node.
+type Checker interface {
+	// Check judges answer against docs (the documents the generator was
+	// given) on two counts, in one judgement: grounded (every claim is
+	// supported by docs) and answers (the supported statements address
+	// what question asks: its entity, the number or date it asks for, its
+	// yes or no — not merely a related topic). See Verdict.
+	//
+	// The verdict decides the badge (result.go), so a Checker that cannot
+	// tell must say no: Grounded and Answers are claims, not defaults.
+	Check(ctx context.Context, question, answer string, docs []Document) (Verdict, error)
+}
+
+// Verdict is the result of a check. Grounded and Answers are judged
+// apart: an answer can quote its sources faithfully and still be about
+// something else than what was asked ("Do we get paid leave for jury
+// duty?" answered with the kinds of leave the handbook does describe).
+// The badge needs both (agent/result.go); a grounded answer that does not
+// answer is regenerated once, then shown as partial with a note built from
+// Missing.
+type Verdict struct {
+	Grounded bool `json:"grounded"`
+	// Unsupported, when Grounded is false, lists the claims docs do not
+	// support; the regeneration is told them.
+	Unsupported []string `json:"unsupported"`
+	// Answers is true when the answer addresses what the question asks. A
+	// Brain that cannot tell must say false: true is a claim the badge
+	// relies on. It counts only when Grounded is true.
+	Answers bool `json:"answers"`
+	// Missing, when Answers is false, names what the question asks that
+	// the answer does not say, as words that complete "I found related
+	// text but nothing that says …" (e.g. "whether jury duty is paid
+	// leave"). It may be empty.
+	Missing string `json:"missing,omitempty"`
+}
+
 // check judges the answer on two counts (Verdict): grounded in its sources,
-// and answering what was asked.
+// and answering what was asked (docs/DESIGN.md, rule 10).
 //
 //   - Grounded and answering: done.
 //   - Not grounded: regenerated, told the unsupported claims, while the

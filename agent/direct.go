@@ -2,6 +2,19 @@ package agent
 
 import "context"
 
+// DirectAnswerer is the port of the direct node.
+type DirectAnswerer interface {
+	// Direct answers question without retrieval: arithmetic, unit
+	// conversions, general knowledge, small talk; history is the
+	// thread's earlier turns, oldest first. Nothing checks the answer, and
+	// its badge says so (general).
+	//
+	// ok is false when the Brain cannot answer (the offline engine for
+	// anything but arithmetic, unit conversions and greetings); answer
+	// then says so honestly, and the badge is none.
+	Direct(ctx context.Context, question string, history []Turn) (answer string, ok bool, err error)
+}
+
 // direct answers without retrieval: general knowledge and arithmetic from
 // the model, or the offline calculator. Nothing checks such an answer, and
 // its badge says so.

@@ -5,8 +5,13 @@
 // answer is grounded before it is returned.
 //
 // The package holds plain data (State, Document, Event, Result), the
-// interfaces it needs from the outside world (Brain, Retriever, Checkpointer)
-// and one file per node. Every transition is listed in graph.go and every loop
-// is bounded by the budgets in budget.go. The agent never prints: it reports
-// progress as Events to a callback.
+// interfaces it needs from the outside world and one file per node. Each
+// node declares the one-method port it asks its judgement of (Router in
+// route.go, Grader in grade.go, …); Brain is their union, which package
+// llm, package llm/offline and agenttest.Brain implement. Retriever,
+// Checkpointer and Observer are the other ports. Every step, its handler
+// and its edges are listed in graph.go, and every loop is bounded by the
+// budgets in budget.go. The agent never prints: it reports progress as
+// Events to a callback. The design, and the rules the comments cite, are
+// in docs/DESIGN.md.
 package agent

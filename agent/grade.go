@@ -8,6 +8,25 @@ import (
 	"github.com/switchboard/switchboard/internal/panics"
 )
 
+// Grader is the port of the grade node.
+type Grader interface {
+	// Grade judges whether one document helps answer question (the
+	// standalone question), on its own: only documents graded relevant
+	// reach the generator. Reason is a short phrase for traces.
+	//
+	// Grade is called for several documents at once (Budgets.GradeWorkers)
+	// and must be safe for that. When the model's Grade fails for a
+	// document, that document is graded offline, the others keep their
+	// grades, and the run goes offline.
+	Grade(ctx context.Context, question string, doc Document) (Grade, error)
+}
+
+// Grade is the verdict on one document.
+type Grade struct {
+	Relevant bool   `json:"relevant"`
+	Reason   string `json:"reason"`
+}
+
 // grade judges every retrieved document on its own, several at a time, and
 // keeps only the relevant ones for the generator. It then decides the next
 // step: generate when anything is relevant; otherwise rewrite (the query,

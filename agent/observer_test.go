@@ -2,13 +2,14 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
-	"github.com/switchboard/switchboard/llm/llmtest"
+	"github.com/switchboard/switchboard/agent/agenttest"
 	"github.com/switchboard/switchboard/llm/offline"
 )
 
@@ -62,9 +63,9 @@ func (o *recordingObserver) step(s agent.Step) agent.StepReport {
 	return agent.StepReport{}
 }
 
-func observed(t *testing.T, srv *llmtest.Server, obs agent.Observer, budgets agent.Budgets, rs map[agent.Route]agent.Retriever) *agent.Agent {
+func observed(t *testing.T, model *agenttest.Brain, obs agent.Observer, budgets agent.Budgets, rs map[agent.Route]agent.Retriever) *agent.Agent {
 	t.Helper()
-	a, err := agent.New(agent.Config{Model: srv.Brain(), Offline: offline.New(nil), Retrievers: rs, Observer: obs, Budgets: budgets})
+	a, err := agent.New(agent.Config{Model: model, Offline: offline.New(nil), Retrievers: rs, Observer: obs, Budgets: budgets})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,12 +73,14 @@ func observed(t *testing.T, srv *llmtest.Server, obs agent.Observer, budgets age
 }
 
 func TestObserverHearsEveryStep(t *testing.T) {
-	srv := llmtest.New(t)
-	srv.On("route", vectorRoute).OnPrompt("grade", "Tacos", irrelevant).On("grade", relevant).
-		On("generate", "Refunds within 30 days [1].").On("check", grounded)
+	model := scriptedModel(t)
+	model.RouteFunc = vectorRoute
+	model.GradeFunc = gradesIrrelevantIf("Tacos")
+	model.GenerateFunc = answers(nil, "Refunds within 30 days [1].")
+	model.CheckFunc = verdicts(grounded)
 	obs := &recordingObserver{}
 	// A second observer, to check that Observers hands contexts along.
-	a := observed(t, srv, agent.Observers(nil, obs), agent.Budgets{}, map[agent.Route]agent.Retriever{agent.RouteVector: returns(refundDoc, annualDoc, lunchDoc)})
+	a := observed(t, model, agent.Observers(nil, obs), agent.Budgets{}, map[agent.Route]agent.Retriever{agent.RouteVector: returns(refundDoc, annualDoc, lunchDoc)})
 
 	res, err := a.Ask(context.Background(), agent.Question{ThreadID: "t1", Text: "What is our refund policy?"}, nil)
 	if err != nil {
@@ -112,10 +115,10 @@ func TestObserverHearsEveryStep(t *testing.T) {
 }
 
 func TestObserverHearsModelErrorsAndFailures(t *testing.T) {
-	srv := llmtest.New(t)
-	srv.Fail(500)
+	model := scriptedModel(t)
+	model.Err = errors.New("llm: route: 500 Internal Server Error")
 	obs := &recordingObserver{}
-	a := observed(t, srv, obs, agent.Budgets{}, nil)
+	a := observed(t, model, obs, agent.Budgets{}, nil)
 	if _, err := a.Ask(context.Background(), agent.Question{Text: "What is 2+2?"}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -131,23 +134,26 @@ func TestObserverHearsModelErrorsAndFailures(t *testing.T) {
 }
 
 func TestOfflineReasonSkipsTheModel(t *testing.T) {
-	srv := llmtest.New(t)
-	a := observed(t, srv, nil, agent.Budgets{}, nil)
+	model := scriptedModel(t) // scripted for nothing: any call fails the test
+	a := observed(t, model, nil, agent.Budgets{}, nil)
 	res, err := a.Ask(context.Background(), agent.Question{Text: "What is 15% of 340?", OfflineReason: "the daily budget is used up"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if srv.Calls("") != 0 || !res.Offline || res.OfflineReason != "the daily budget is used up" || !strings.Contains(res.Answer, "51") {
-		t.Errorf("model calls = %d, result = %+v", srv.Calls(""), res)
+	if model.Calls("") != 0 || !res.Offline || res.OfflineReason != "the daily budget is used up" || !strings.Contains(res.Answer, "51") {
+		t.Errorf("model calls = %d, result = %+v", model.Calls(""), res)
 	}
 }
 
 func TestLongAnswersAreShortened(t *testing.T) {
 	para := strings.Repeat("Refunds are paid within ten business days of approval. ", 4)
 	long := strings.TrimSpace(strings.Repeat(para+"[1]\n\n", 40))
-	srv := llmtest.New(t)
-	srv.On("route", vectorRoute).On("grade", relevant).On("generate", long).On("check", grounded)
-	a := observed(t, srv, nil, agent.Budgets{MaxAnswerChars: 1000}, map[agent.Route]agent.Retriever{agent.RouteVector: returns(refundDoc, annualDoc)})
+	model := scriptedModel(t)
+	model.RouteFunc = vectorRoute
+	model.GradeFunc = grades(relevant)
+	model.GenerateFunc = answers(nil, long)
+	model.CheckFunc = verdicts(grounded)
+	a := observed(t, model, nil, agent.Budgets{MaxAnswerChars: 1000}, map[agent.Route]agent.Retriever{agent.RouteVector: returns(refundDoc, annualDoc)})
 	res, err := a.Ask(context.Background(), agent.Question{Text: "How are refunds paid?"}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,8 @@ import (
 )
 
 // confidence derives the badge from what the run checked. This is the one
-// place where the badge is decided; a model never chooses it.
+// place where the badge is decided; a model never chooses it. The rules
+// below are those of docs/DESIGN.md, "Confidence badge".
 //
 //	high     grounded and answering on the first check: no regeneration,
 //	         no rewrite, no web fallback, and the answer cites at least two

@@ -5,12 +5,84 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode"
 )
+
+// Rewriter is the port of the rewrite node.
+type Rewriter interface {
+	// Rewrite proposes a new search after the last one found nothing
+	// relevant: a query, and the route to send it to, which may differ
+	// from the failed one ("asks the documents, but names a product" →
+	// graph), so that a misrouted question can still find its answer.
+	// One call gives both.
+	//
+	// The proposal must be new: a query never sent to the route it names
+	// (Searched over req.Tried). A route outside req.Routes, or none,
+	// means req.Route. A repeat or an empty query is taken as the
+	// Brain's failure: from the model, the offline rewriter is asked
+	// instead; when the offline rewriter has nothing new either,
+	// rewriting ends early (the web fallback, then no answer). Reason,
+	// when the route changes, is shown to the user.
+	Rewrite(ctx context.Context, req RewriteRequest) (Rewrite, error)
+}
+
+// RewriteRequest is what the rewriter is given.
+type RewriteRequest struct {
+	Question string  // the standalone question; the answer is still for it
+	Route    Route   // the route of the search that found nothing relevant
+	Tried    []Tried // every search of this run, oldest first, the original query included
+	// Routes are the routes the rewriter may choose: the retrieval routes
+	// this agent has a retriever for, the current one included. A
+	// rewrite naming any other route stays on Route.
+	Routes  []Route
+	Attempt int // counts from 1
+	Max     int // the rewrite budget: Attempt == Max is the last rewrite
+}
+
+// Tried is one search a run made: the query, the route it was sent to, and
+// what came back.
+type Tried struct {
+	Query    string `json:"query"`
+	Route    Route  `json:"route"`
+	Found    int    `json:"found"`
+	Relevant int    `json:"relevant"`
+}
+
+// Rewrite is the rewriter's proposal. Route "" keeps the current route.
+// Reason, when the route changes, says why in a short phrase shown to the
+// user ("names Chai, a product in the knowledge graph"); it may be empty.
+type Rewrite struct {
+	Query  string `json:"query"`
+	Route  Route  `json:"route"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Searched reports whether query has already been sent to route in tried.
+// Queries are compared in their words, ignoring case and punctuation, so
+// that "Refund policy?" repeats "refund policy".
+func Searched(tried []Tried, query string, route Route) bool {
+	q := NormalizeQuery(query)
+	for _, t := range tried {
+		if t.Route == route && NormalizeQuery(t.Query) == q {
+			return true
+		}
+	}
+	return false
+}
+
+// NormalizeQuery is the form in which queries are compared: the words,
+// lowercased, without punctuation, one space apart.
+func NormalizeQuery(q string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ")
+}
 
 // rewrite proposes a new search after a retrieval found nothing relevant:
 // a new query, and possibly a new route, so that a question the router sent
-// to the documents can still reach the graph or the web. Only the search
-// changes: the generator still answers the question the user asked.
+// to the documents can still reach the graph or the web (docs/DESIGN.md,
+// rule 9). Only the search changes: the generator still answers the
+// question the user asked (rule 2).
 //
 // The rewriter sees every search of the run (s.Attempts) and the routes this
 // agent can search. The agent holds it to both: a switch to a route with no

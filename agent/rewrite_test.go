@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -52,11 +53,25 @@ func hasRepeats(qs []string) bool {
 
 func TestRewriteSeesEveryTriedQueryAndNeverRepeatsOne(t *testing.T) {
 	h := setup(t, returns(lunchDoc), nil, nil)
-	// The second rewrite offers the original question again (in other
-	// case and punctuation); told so, the model offers a new query.
-	h.srv.On("route", vectorRoute).On("grade", irrelevant).
-		On("rewrite", `{"query":"refund window","route":"vector"}`, `{"query":"what is our REFUND policy","route":"vector"}`,
-			`{"query":"money back","route":"vector"}`, `{"query":"return purchase reimbursement","route":"vector"}`)
+	// A careful model: it proposes the first of its ideas that the list of
+	// searches tried does not show, and its second idea is the original
+	// question again (in other case and punctuation). That the list shows
+	// it is what keeps it from being searched twice. (When a model repeats
+	// a search anyway, llm.Brain tells it so and asks once more: llm's
+	// TestRewrite.)
+	ideas := []string{"refund window", "what is our REFUND policy", "money back", "return purchase reimbursement"}
+	var reqs []agent.RewriteRequest
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = grades(irrelevant)
+	h.model.RewriteFunc = func(_ context.Context, req agent.RewriteRequest) (agent.Rewrite, error) {
+		reqs = append(reqs, req)
+		for _, q := range ideas {
+			if !agent.Searched(req.Tried, q, agent.RouteVector) {
+				return onVector(q), nil
+			}
+		}
+		return agent.Rewrite{}, errors.New("out of ideas")
+	}
 
 	res := h.ask(t, "", "What is our refund policy?")
 
@@ -67,16 +82,18 @@ func TestRewriteSeesEveryTriedQueryAndNeverRepeatsOne(t *testing.T) {
 	if res.Offline || res.Rewrites != 3 {
 		t.Errorf("offline = %v (%s) rewrites = %d; want online and 3", res.Offline, res.OfflineReason, res.Rewrites)
 	}
-	reqs := h.srv.Requests("rewrite")
-	if len(reqs) != 4 {
-		t.Fatalf("rewrite calls = %d, want 4 (one retry)", len(reqs))
+	if len(reqs) != 3 {
+		t.Fatalf("rewrite calls = %d, want 3", len(reqs))
 	}
-	// The third rewrite's prompt lists the original and both rewrites.
-	user := reqs[3].Messages[1].Content
-	for _, q := range []string{"What is our refund policy?", "refund window", "money back"} {
-		if !strings.Contains(user, ">\n"+q+"\n</query>") {
-			t.Errorf("rewrite prompt does not list %q as tried:\n%s", q, user)
-		}
+	// The third rewrite is told of the original and both rewrites, oldest
+	// first, with what each found.
+	wantTried := []agent.Tried{
+		{Query: "What is our refund policy?", Route: agent.RouteVector, Found: 1, Relevant: 0},
+		{Query: "refund window", Route: agent.RouteVector, Found: 1, Relevant: 0},
+		{Query: "money back", Route: agent.RouteVector, Found: 1, Relevant: 0},
+	}
+	if r := reqs[2]; !slices.Equal(r.Tried, wantTried) || r.Attempt != 3 || r.Max != 3 || r.Question != "What is our refund policy?" {
+		t.Errorf("third rewrite request = %+v, want tried %+v, attempt 3 of 3", r, wantTried)
 	}
 }
 
@@ -84,8 +101,9 @@ func TestRewriteRepeatsFromTheModelFallBackToOffline(t *testing.T) {
 	h := setup(t, returns(lunchDoc), nil, nil)
 	// A model that can only repeat the question: its rewrites are refused,
 	// and the offline rewriter, which sees the same list, takes over.
-	h.srv.On("route", vectorRoute).On("grade", irrelevant).
-		On("rewrite", `{"query":"What is our refund policy?","route":"vector"}`)
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = grades(irrelevant)
+	h.model.RewriteFunc = rewrites(nil, onVector("What is our refund policy?"))
 
 	res := h.ask(t, "", "What is our refund policy?")
 
@@ -95,14 +113,21 @@ func TestRewriteRepeatsFromTheModelFallBackToOffline(t *testing.T) {
 	if !res.Offline || res.Rewrites != 3 || res.Confidence != agent.ConfidenceNone {
 		t.Errorf("offline = %v rewrites = %d confidence = %s", res.Offline, res.Rewrites, res.Confidence)
 	}
+	// The repeat counts as the model's failure: it is not asked again.
+	if h.model.Calls("Rewrite") != 1 {
+		t.Errorf("rewrite calls to the model = %d, want 1", h.model.Calls("Rewrite"))
+	}
 }
 
 func TestRewriteSwitchesRouteMidRun(t *testing.T) {
 	graph := returns(chaiDoc, chaiDoc2)
 	h := setup(t, returns(lunchDoc), graph, nil)
-	h.srv.On("route", vectorRoute).OnPrompt("grade", "Tacos", irrelevant).On("grade", relevant).
-		On("rewrite", `{"query":"Chai supplier","route":"graph"}`).
-		On("generate", "Exotic Liquids supplies Chai [1].").On("check", grounded)
+	var reqs []agent.RewriteRequest
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = gradesIrrelevantIf("Tacos")
+	h.model.RewriteFunc = rewrites(&reqs, agent.Rewrite{Query: "Chai supplier", Route: agent.RouteGraph})
+	h.model.GenerateFunc = answers(nil, "Exotic Liquids supplies Chai [1].")
+	h.model.CheckFunc = verdicts(grounded)
 
 	res := h.ask(t, "", "Who makes Chai?")
 
@@ -125,16 +150,21 @@ func TestRewriteSwitchesRouteMidRun(t *testing.T) {
 		t.Errorf("rewriting events = %+v; want one naming the graph and why", rw)
 	}
 	// The model was offered the graph, since a graph retriever exists.
-	if sys := h.srv.Requests("rewrite")[0].Messages[0].Content; !strings.Contains(sys, `"enum":["vector","graph"]`) {
-		t.Errorf("rewrite schema does not offer vector and graph:\n%s", sys)
+	if len(reqs) != 1 || !slices.Equal(reqs[0].Routes, []agent.Route{agent.RouteVector, agent.RouteGraph}) || reqs[0].Route != agent.RouteVector {
+		t.Errorf("rewrite requests = %+v; want vector and graph offered, from vector", reqs)
 	}
 }
 
 func TestRewriteCannotSwitchToAnUnconfiguredRoute(t *testing.T) {
 	// Documents only: no graph retriever, no web search.
 	h := setup(t, returns(lunchDoc), nil, nil)
-	h.srv.On("route", vectorRoute).On("grade", irrelevant).
-		On("rewrite", `{"query":"refund window","route":"web"}`, `{"query":"Acme refunds","route":"graph"}`, `{"query":"money back","route":"direct"}`)
+	var reqs []agent.RewriteRequest
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = grades(irrelevant)
+	// A model that names routes it was not offered: the agent keeps the
+	// rewrites on the documents.
+	h.model.RewriteFunc = rewrites(&reqs, agent.Rewrite{Query: "refund window", Route: agent.RouteWeb, Reason: "the web knows"},
+		agent.Rewrite{Query: "Acme refunds", Route: agent.RouteGraph}, agent.Rewrite{Query: "money back", Route: agent.RouteDirect})
 
 	res := h.ask(t, "", "What is our refund policy?")
 
@@ -154,8 +184,10 @@ func TestRewriteCannotSwitchToAnUnconfiguredRoute(t *testing.T) {
 			t.Errorf("rewriting event %+v reports a switch", e)
 		}
 	}
-	if sys := h.srv.Requests("rewrite")[0].Messages[0].Content; !strings.Contains(sys, `"enum":["vector"]`) || strings.Contains(sys, "- web:") {
-		t.Errorf("the model was offered routes that are not configured:\n%s", sys)
+	for _, r := range reqs {
+		if !slices.Equal(r.Routes, []agent.Route{agent.RouteVector}) {
+			t.Errorf("the model was offered routes that are not configured: %v", r.Routes)
+		}
 	}
 }
 
@@ -163,14 +195,15 @@ func TestRewriteSwitchesKeepTheBudgets(t *testing.T) {
 	vec, graph, web := returns(lunchDoc), returns(lunchDoc), returns(webDoc)
 	h := setup(t, vec, graph, web)
 	// The model hops between every route; nothing is ever relevant.
-	h.srv.On("route", vectorRoute).On("grade", irrelevant).
-		On("rewrite", `{"query":"refund graph","route":"graph"}`, `{"query":"refund web","route":"web"}`, `{"query":"refund docs","route":"vector"}`,
-			`{"query":"refund more","route":"graph"}`)
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = grades(irrelevant)
+	h.model.RewriteFunc = rewrites(nil, agent.Rewrite{Query: "refund graph", Route: agent.RouteGraph}, agent.Rewrite{Query: "refund web", Route: agent.RouteWeb},
+		onVector("refund docs"), agent.Rewrite{Query: "refund more", Route: agent.RouteGraph})
 
 	res := h.ask(t, "", "What is our refund policy?")
 
-	if res.Rewrites != 3 || res.Confidence != agent.ConfidenceNone || h.srv.Calls("rewrite") != 3 {
-		t.Errorf("rewrites = %d (%d calls) confidence = %s", res.Rewrites, h.srv.Calls("rewrite"), res.Confidence)
+	if res.Rewrites != 3 || res.Confidence != agent.ConfidenceNone || h.model.Calls("Rewrite") != 3 {
+		t.Errorf("rewrites = %d (%d calls) confidence = %s", res.Rewrites, h.model.Calls("Rewrite"), res.Confidence)
 	}
 	// The web was searched once, by the switch; there is no second web
 	// search as a fallback.
@@ -195,8 +228,10 @@ func TestRewriteSwitchesKeepTheBudgets(t *testing.T) {
 func TestRewriteThenWebFallbackOnce(t *testing.T) {
 	vec, graph, web := returns(lunchDoc), returns(lunchDoc), returns(webDoc)
 	h := setup(t, vec, graph, web)
-	h.srv.On("route", vectorRoute).On("grade", irrelevant).
-		On("rewrite", `{"query":"refund graph","route":"graph"}`, `{"query":"refund docs","route":"vector"}`, `{"query":"refund more","route":"graph"}`)
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = grades(irrelevant)
+	h.model.RewriteFunc = rewrites(nil, agent.Rewrite{Query: "refund graph", Route: agent.RouteGraph}, onVector("refund docs"),
+		agent.Rewrite{Query: "refund more", Route: agent.RouteGraph})
 
 	res := h.ask(t, "", "What is our refund policy?")
 

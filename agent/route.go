@@ -5,6 +5,25 @@ import (
 	"fmt"
 )
 
+// Router is the port of the route node.
+type Router interface {
+	// Route decides where the answer to question (the standalone
+	// question) lives, and says why in a short phrase shown to the user
+	// ("asks who supplies whom").
+	//
+	// The route must be one of the four (Route.Valid): any other is
+	// taken as the Brain's failure. The router only proposes: a retrieval
+	// route with nothing relevant can still be rewritten onto another
+	// route (Rewriter).
+	Route(ctx context.Context, question string) (RouteDecision, error)
+}
+
+// RouteDecision is the router's choice and its reason.
+type RouteDecision struct {
+	Route  Route  `json:"route"`
+	Reason string `json:"reason"`
+}
+
 // route decides where the answer lives.
 func (r *run) route(ctx context.Context, s *State) (Step, error) {
 	var d RouteDecision

@@ -5,7 +5,7 @@ import "time"
 // Route is where the answer to a question is looked for.
 type Route string
 
-// The four routes of DESIGN.md.
+// The four routes (docs/DESIGN.md, "The four routes").
 const (
 	RouteVector Route = "vector" // internal documents
 	RouteGraph  Route = "graph"  // relations in the knowledge graph
@@ -26,7 +26,8 @@ func (r Route) Valid() bool {
 // checks the run performed (see result.go), never chosen by a model.
 type Confidence string
 
-// The badges of DESIGN.md.
+// The badges (docs/DESIGN.md, "Confidence badge"), decided by confidence in
+// result.go.
 const (
 	ConfidenceHigh    Confidence = "high"
 	ConfidenceMedium  Confidence = "medium"

@@ -15,7 +15,8 @@ import (
 	"github.com/switchboard/switchboard/agent"
 )
 
-// Brain is the model-backed agent.Brain. Each judgement is one chat request
+// Brain is the model-backed agent.Brain: every port of the agent's nodes
+// (agent.Router, agent.Grader, …) in one. Each judgement is one chat request
 // rendered from prompts/<task>.tmpl; the structured ones are decoded with
 // Client.JSON against a small schema and validated before the agent sees
 // them, so a confused model yields an error (and the agent's offline
@@ -61,7 +62,7 @@ var (
 		`"question":{"type":"string"}},"required":["question"],"additionalProperties":false}`)
 )
 
-// Condense implements agent.Brain. With no history there is nothing to
+// Condense implements agent.Condenser. With no history there is nothing to
 // resolve, so it returns question without asking the model.
 func (b *Brain) Condense(ctx context.Context, history []agent.Turn, question string) (string, error) {
 	if len(history) == 0 {
@@ -84,7 +85,7 @@ func (b *Brain) Condense(ctx context.Context, history []agent.Turn, question str
 	return q, nil
 }
 
-// Route implements agent.Brain. A route outside the four is an error.
+// Route implements agent.Router. A route outside the four is an error.
 func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision, error) {
 	msgs, err := render("route", map[string]any{"Question": question})
 	if err != nil {
@@ -108,7 +109,7 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 	return agent.RouteDecision{Route: r, Reason: reason}, nil
 }
 
-// Grade implements agent.Brain.
+// Grade implements agent.Grader.
 func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) (agent.Grade, error) {
 	msgs, err := render("grade", map[string]any{"Question": question, "Doc": doc})
 	if err != nil {
@@ -122,7 +123,7 @@ func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) 
 	return out, nil
 }
 
-// Rewrite implements agent.Brain. The model sees every search already made
+// Rewrite implements agent.Rewriter. The model sees every search already made
 // and the routes it may choose, and replies {query, route} in one call; the
 // schema's route enum lists only the routes the agent can search. A route
 // it may not choose keeps the current one. An empty query, or a search
@@ -189,7 +190,7 @@ func rewriteSchema(routes []agent.Route) json.RawMessage {
 		`"required":["query","route"],"additionalProperties":false}`)
 }
 
-// Generate implements agent.Brain.
+// Generate implements agent.Generator.
 func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string, error) {
 	msgs, err := render("generate", req)
 	if err != nil {
@@ -199,7 +200,7 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 	return strings.TrimSpace(answer), err
 }
 
-// Check implements agent.Brain. Both judgements, grounded and answers,
+// Check implements agent.Checker. Both judgements, grounded and answers,
 // come from one request. A verdict that calls the answer grounded but
 // lists unsupported claims is taken as not grounded, and one that says the
 // answer answers but names what is missing is taken as not answering: the
@@ -250,7 +251,7 @@ func missingPhrase(s string) string {
 	return s
 }
 
-// Direct implements agent.Brain. The model can always try, so ok is true.
+// Direct implements agent.DirectAnswerer. The model can always try, so ok is true.
 func (b *Brain) Direct(ctx context.Context, question string, history []agent.Turn) (string, bool, error) {
 	msgs, err := render("direct", map[string]any{"Question": question, "History": history})
 	if err != nil {

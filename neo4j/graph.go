@@ -7,7 +7,7 @@
 // names; relationships carry the type of the kb.Edge. Where a fact came
 // from is kept on it: node.source, relationship.origin.
 //
-// Generated Cypher cannot write (DESIGN.md rule 5): RunReadOnly refuses it
+// Generated Cypher cannot write (docs/DESIGN.md, rule 5): RunReadOnly refuses it
 // unless a static guard, the planner (EXPLAIN must say read-only) and a
 // read-access session with a timeout all agree. See RunReadOnly.
 package neo4j

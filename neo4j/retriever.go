@@ -38,7 +38,7 @@ var _ agent.Retriever = (*GraphRetriever)(nil)
 // database's message. The rows become one document: Title "Knowledge
 // graph query", Location the Cypher that ran, Content one line per row of
 // "key: value" pairs, so the answer cites the query and its rows rather
-// than a summary (DESIGN.md rule 4).
+// than a summary (docs/DESIGN.md, rule 4).
 //
 // Without a Writer, and whenever the Cypher path gives nothing (an empty
 // result, a refused query, a second failure, a query the server stopped

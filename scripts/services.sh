@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Real PostgreSQL 15 + pgvector and Neo4j 5.26 for development and CI, without Docker
-# (recipes: shared/SERVICES.md). Installs whatever is missing from the package registries,
+# (how and why: docs/SERVICES.md). Installs whatever is missing from the package registries,
 # so it works on a fresh Debian 12 machine, and is fast when everything is already there.
 #
 #   scripts/services.sh [start]   install if needed, start (or reuse) both, print exports; a Neo4j
@@ -31,7 +31,7 @@ PG_DIR=$SVC_DIR/pg        # data/ (cluster), run/ (unix socket), postgres.log
 NEO_DIR=$SVC_DIR/neo4j    # build/ (launcher jar + lib/), tmp/ (database files), neo4j.log, neo4j.pid
 LAUNCHER_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/services/neo4j-launcher
 LAUNCHER_CLASS=switchboard.services.Launcher
-# add-opens: Neo4j's page cache and Netty reach into JDK internals (SERVICES.md); -Xmx bounds
+# add-opens: Neo4j's page cache and Netty reach into JDK internals (docs/SERVICES.md); -Xmx bounds
 # the heap on the shared 2-core/24 GiB machines.
 # TieredStopAtLevel=1 (C1 JIT only): ~40% less CPU to start, and test queries are small.
 # No -XX:+ExitOnOutOfMemoryError, as in Neo4j's own distribution: tests run Cypher that a model
@@ -110,7 +110,7 @@ ensure_base_tools() {
 }
 
 # Debian 12 has no pgvector binary; Debian 13 ships its source package, which builds
-# against PG 15 in seconds (SERVICES.md). Only done when the extension is not installed.
+# against PG 15 in seconds (docs/SERVICES.md). Only done when the extension is not installed.
 ensure_pgvector() {
   local sharedir pkglibdir
   sharedir=$("$PG_BIN/pg_config" --sharedir)
