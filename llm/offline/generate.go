@@ -39,10 +39,16 @@ type candidate struct {
 // sentence it writes is a sentence of a document, cited [n].
 //
 // Sentences of text documents are scored by the share of the question's
-// keyword weight they contain (a synonym counts three quarters), plus small
-// bonuses for appearing early in their document, under a heading (or
-// title) that matches the question, and for stating a number when the
-// question asks "how many" or "when". The best two to four, never the
+// topic keyword weight they contain (a synonym counts three quarters; the
+// words that only shape the question, "how long", "limit", count as a
+// small bonus), plus small bonuses for appearing early in their document,
+// under a heading (or title) that matches the question, and for stating
+// the kind of answer asked for: an amount for "how many", a time for
+// "when", a name or a role for "who". A sentence loses a fifth when a name
+// of the question is in none of it, its heading and its title ("Oregon"
+// sentences for a question about New Jersey), and one that refers back
+// ("Together, these programs…") may take most of the score of the
+// sentence before it. The best two to four, never the
 // same sentence twice, are quoted in document order. Graph documents hold rows such as
 // "Acme Corp -[SUPPLIES]-> Globex"; the rows that mention a keyword or an
 // entity of the question (or, if none does, the first rows: the query
@@ -57,7 +63,7 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 		return noDocuments, nil
 	}
 	kws := keywords(clip(req.Question, maxQuestion))
-	quantity := asksQuantity(req.Question)
+	focus := focusOf(req.Question)
 	excluded := normaliseClaims(req.Unsupported)
 
 	var cands []candidate
@@ -67,7 +73,7 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 			hasGraph = true
 			continue
 		}
-		cands = append(cands, scoreSentences(i, d, kws, quantity, excluded)...)
+		cands = append(cands, scoreSentences(i, d, kws, focus, excluded)...)
 	}
 	var rows []string
 	if hasGraph {
@@ -96,17 +102,151 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 }
 
 // scoreSentences returns the sentences of a text document that share at
-// least one keyword with the question, scored.
-func scoreSentences(doc int, d agent.Document, kws []keyword, quantity bool, excluded []string) []candidate {
+// least one topic keyword with the question, scored.
+func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocus, excluded []string) []candidate {
 	var total float64
 	for _, k := range kws {
-		total += k.weight
+		if !k.frame || k.number {
+			total += k.weight
+		}
 	}
 	if total == 0 {
 		return nil
 	}
 	var out []candidate
-	headingSet := stemSet(clip(d.Title, 500))
+	titleSet := stemSet(clip(d.Title, 500))
+	headingSets := make(map[string]map[string]bool)
+	prevPara, prevPos, prevScore := -1, 0, 0.0 // the last sentence scored
+	for _, ds := range documentSentences(d) {
+		s := ds.text
+		if strings.HasSuffix(s, "?") || len(tokens(s)) < 3 || isExcluded(s, excluded) || ds.tail {
+			continue
+		}
+		follows := ds.para == prevPara && ds.pos == prevPos+1 && continuesPrevious(s)
+		inherited := prevScore
+		headingSet := titleSet
+		if ds.heading != "" {
+			if headingSets[ds.heading] == nil {
+				headingSets[ds.heading] = stemSet(ds.heading)
+			}
+			headingSet = headingSets[ds.heading]
+		}
+		set := stemSet(s)
+		var got, frame float64
+		inHeading := false
+		var own map[string]bool // the set without "this policy": see ownMentions
+		for _, k := range kws {
+			kset := set
+			if k.weight < 1 && !k.frame {
+				if own == nil {
+					own = ownMentions(s)
+				}
+				kset = own
+			}
+			share, _, _ := matchShare(k, kset)
+			if k.frame && !k.number {
+				frame += share * k.weight // "limit", "ten": the sentence speaks of what is asked
+			} else {
+				got += share * k.weight
+			}
+			if ok, _ := matchIn(k, headingSet); ok && !k.frame {
+				inHeading = true
+			}
+		}
+		prevPara, prevPos, prevScore = ds.para, ds.pos, 0
+		if got == 0 {
+			continue
+		}
+		score := got/total + 0.1*max(0, 1-float64(ds.pos)/50) + 0.05*min(frame, 1)
+		if inHeading {
+			score += 0.15
+		}
+		if focus.kind() != "" && focus.kindMissing(newAnswerPlace(s)) == "" {
+			score += 0.1 // it states the kind of thing asked for: an amount, a time, a name
+		}
+		if missingName(focus, set, headingSet, titleSet) {
+			// Names locate the answer: a sentence under "Oregon" does not
+			// answer a question about New Jersey.
+			score *= 0.8
+		}
+		prevScore = score
+		if follows {
+			// "Together, these programs provide up to 24 weeks": it
+			// speaks of what the sentence before it named.
+			score = max(score, continuedShare*inherited)
+		}
+		out = append(out, candidate{doc: doc, pos: ds.pos, text: clipWords(balanceBold(s), maxQuoteLen), score: score})
+	}
+	return out
+}
+
+// ownMentions returns the stem set of a sentence without the generic words
+// with which a document speaks of itself ("This policy explains…", "these
+// guidelines"): they say nothing of the question's topic, so they do not
+// count as the question's "policy".
+func ownMentions(s string) map[string]bool {
+	set := make(map[string]bool)
+	var buf [4]string
+	toks := tokens(s)
+	for i, t := range toks {
+		if i > 0 && (toks[i-1].lower == "this" || toks[i-1].lower == "these") && (generic[t.lower] || generic[t.stem]) {
+			continue
+		}
+		set[t.stem] = true
+		for _, v := range appendVariants(buf[:0], t) {
+			set[v] = true
+		}
+	}
+	return set
+}
+
+// continuedShare is what a sentence that continues the one before it
+// ("These…", "It…") may take of that sentence's score.
+const continuedShare = 0.9
+
+// continuers open a sentence that speaks of what the previous one named.
+var continuers = setOf(`this these that those it its they them their such both together`)
+
+// continuesPrevious reports whether sentence s opens with a word that
+// refers back ("These programs…", "Together, they…").
+func continuesPrevious(s string) bool {
+	toks := tokens(clip(s, 100))
+	return len(toks) > 0 && continuers[toks[0].lower]
+}
+
+// missingName reports whether a name the question mentions (a capitalised
+// word inside it, an acronym) is in none of the sentence, its heading and
+// the document's title.
+func missingName(f questionFocus, sets ...map[string]bool) bool {
+	for _, n := range f.names {
+		found := false
+		for _, set := range sets {
+			found = found || set[n.stem]
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
+}
+
+// docSentence is one sentence of a text document, as documentSentences
+// reads it.
+type docSentence struct {
+	text    string
+	heading string // the heading it is under, "" before the first
+	pos     int    // 1-based position among the document's sentences
+	para    int    // the paragraph (line, list item or table row) it is in
+	tail    bool   // it starts the chunk in lower case: the tail of a sentence cut off by chunking
+}
+
+// documentSentences splits a text document's content into sentences: list
+// markers stripped, hard-wrapped lines joined, table rows written as
+// "Column: value" sentences, headings (Markdown, or short lines without
+// punctuation) taken as the heading of what follows. At most maxSentences.
+func documentSentences(d agent.Document) []docSentence {
+	var out []docSentence
+	heading := ""
 	pos := 0
 	lines := unwrap(clip(d.Content, maxDocText))
 	var header []string // column names of the table being read
@@ -130,42 +270,13 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, quantity bool, exc
 		} else {
 			header = nil
 			if strings.HasPrefix(t, "#") || looksLikeHeading(t) {
-				headingSet = stemSet(strings.TrimLeft(t, "#"))
+				heading = strings.TrimSpace(strings.TrimLeft(t, "#"))
 				continue
 			}
 		}
 		for j, s := range splitSentences(stripBullet(line), maxSentences-pos) {
 			pos++
-			if strings.HasSuffix(s, "?") || len(tokens(s)) < 3 || isExcluded(s, excluded) {
-				continue
-			}
-			if i == 0 && j == 0 && startsLower(s) {
-				continue // the tail of a sentence cut off by chunking: unreadable alone
-			}
-			set := stemSet(s)
-			var got float64
-			inHeading := false
-			for _, k := range kws {
-				if ok, via := matchIn(k, set); ok && via == "" {
-					got += k.weight
-				} else if ok {
-					got += synonymShare * k.weight
-				}
-				if ok, _ := matchIn(k, headingSet); ok {
-					inHeading = true
-				}
-			}
-			if got == 0 {
-				continue
-			}
-			score := got/total + 0.1*max(0, 1-float64(pos)/50)
-			if inHeading {
-				score += 0.15
-			}
-			if quantity && len(numbers(s)) > 0 {
-				score += 0.1
-			}
-			out = append(out, candidate{doc: doc, pos: pos, text: clipWords(balanceBold(s), maxQuoteLen), score: score})
+			out = append(out, docSentence{text: s, heading: heading, pos: pos, para: i, tail: i == 0 && j == 0 && startsLower(s)})
 		}
 	}
 	return out
@@ -408,24 +519,6 @@ func isExcluded(s string, excluded []string) bool {
 // synonymShare is what a synonym's match is worth against the word
 // itself: "leave" may answer "vacation", "vacation" surely does.
 const synonymShare = 0.75
-
-// asksQuantity reports whether a question asks for a number ("how many",
-// "how long", "when"), so that sentences stating one are preferred.
-func asksQuantity(question string) bool {
-	toks := tokens(clip(question, 200))
-	for i, t := range toks {
-		if i+1 < len(toks) && t.lower == "how" {
-			switch toks[i+1].lower {
-			case "many", "much", "long", "often", "old", "soon", "far":
-				return true
-			}
-		}
-		if t.lower == "when" || t.lower == "percentage" || t.lower == "deadline" {
-			return true
-		}
-	}
-	return false
-}
 
 // unwrap joins the hard-wrapped lines of a paragraph, so that a sentence
 // broken across lines is quoted whole. Headings, list items, table rows and

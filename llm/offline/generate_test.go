@@ -211,3 +211,48 @@ func TestBalanceBold(t *testing.T) {
 		t.Errorf("clipWords left an unbalanced **: %q", got)
 	}
 }
+
+// scoreSentences ranks the sentence that answers above the one that only
+// shares words with the question.
+func TestScoreSentencesPrefersTheAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		name, question, content string
+		better, worse           string // prefixes of two sentences
+	}{
+		{"the kind asked for", "How long are backups kept?",
+			"Backups are kept encrypted in the region of their data. Backups are kept for 35 days.",
+			"Backups are kept for", "Backups are kept encrypted"},
+		{"a synonym", "What availability do we promise on the Starter plan?",
+			"Channels, Starter: email. Uptime commitment, Starter: 99.5%.",
+			"Uptime commitment", "Channels"},
+		{"the number asked about", "Is there anything special when I hit ten years at the company?",
+			"The company was founded by two people. When you celebrate your 10th anniversary with the company, you get 10 bonus shares.",
+			"When you celebrate", "The company was"},
+		{"the name asked about", "How many weeks of paid leave do mothers get in New Jersey?",
+			"## Oregon\nMothers get paid leave for up to 12 weeks.\n## New Jersey\nThe state pays mothers for up to 24 weeks.",
+			"The state pays", "Mothers get paid leave"},
+		{"not the document speaking of itself", "What is our refund policy?",
+			"This policy explains when customers get their money back. Customers get a full refund within 30 days.",
+			"Customers get a full refund", "This policy explains"},
+		{"a sentence that goes on", "How many weeks of maternity coverage can a new mother get?",
+			"Maternity coverage has two programs for new mothers and newborn bonding. Together, these programs provide up to 24 weeks. New fathers can take paid family leave.",
+			"Together, these programs", "New fathers can take"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := agent.Document{Title: "Policy", Content: tt.content, Route: agent.RouteVector}
+			cands := scoreSentences(0, d, keywords(tt.question), focusOf(tt.question), nil)
+			score := func(prefix string) float64 {
+				for _, c := range cands {
+					if strings.HasPrefix(c.text, prefix) {
+						return c.score
+					}
+				}
+				t.Fatalf("no candidate %q among %+v", prefix, cands)
+				return 0
+			}
+			if b, w := score(tt.better), score(tt.worse); b <= w {
+				t.Errorf("%q scores %.3f, not above %q at %.3f", tt.better, b, tt.worse, w)
+			}
+		})
+	}
+}

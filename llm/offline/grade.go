@@ -23,13 +23,21 @@ const specificShare = 0.5
 
 // Grade judges a document by the words it shares with the question.
 //
-// A text document is relevant when the question keywords it contains (a
-// synonym counts: "reimbursement" for "refund") carry at least 40% of the
-// question's keyword weight, and at least one of them is not a generic word.
-// A question with one or two specific (non-generic) topic words must find
-// more than half of them: "parental leave" is not answered by a document
-// where someone merely "leaves". Words after "how" ("how long") ask for the
-// kind of answer and are not counted as topic words there.
+// A text document is relevant when the question's topic keywords it
+// contains carry at least 40% of their weight, and at least one of them is
+// not a generic word. A keyword is found in any of its forms ("lost" for
+// "losing", "deletion" for "deleted") or as a synonym from the thesaurus
+// ("reimbursement" for "refund", "site" for "location"); a phrase of the
+// thesaurus ("sign up") is one keyword, and found in part counts its share
+// of words. A question with one or two specific (non-generic) topic words
+// must find more than half of them: "parental leave" is not answered by a
+// document where someone merely "leaves". The words that shape the
+// question rather than name its topic are not counted at all: the word
+// after "how" ("how long"), caps ("limit"), "allowed", light verbs
+// ("take", "look") and numbers. And the words must meet: some passage of
+// passageSentences sentences, with the title and its heading, must pass
+// the same test, so that a chunk that says "audited" in one section and
+// "stored" in another is not taken for one about storing audit trails.
 // A graph document is already the answer to a query about the question's
 // entities, so any shared keyword or any mentioned entity is enough.
 func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) (agent.Grade, error) {
@@ -38,46 +46,11 @@ func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) 
 	}
 	kws := keywords(clip(question, maxQuestion))
 	text := docText(doc)
-	set := stemSet(text)
-
-	var matched []string
-	var got, total float64
-	specific, allGeneric := false, true
-	var specificGot, specificTotal float64
-	asks := howWords(question)
-	for _, k := range kws {
-		total += k.weight
-		countsSpecific := k.weight == 1 && !asks[k.lower]
-		if countsSpecific {
-			specificTotal++
-		}
-		allGeneric = allGeneric && k.weight < 1
-		ok, via := matchIn(k, set)
-		if !ok {
-			if countsSpecific && reverseSynonymIn(k, set) {
-				specificGot += synonymShare // "reimbursement" in a refund document
-			}
-			continue
-		}
-		got += k.weight
-		specific = specific || k.weight == 1
-		if countsSpecific {
-			if via == "" {
-				specificGot++
-			} else {
-				specificGot += synonymShare
-			}
-		}
-		if via != "" {
-			matched = append(matched, fmt.Sprintf("%s (as %s)", k.lower, via))
-		} else {
-			matched = append(matched, k.lower)
-		}
-	}
+	m := matchKeywords(kws, stemSet(text))
 
 	if doc.Route == agent.RouteGraph {
-		if len(matched) > 0 {
-			return agent.Grade{Relevant: true, Reason: "mentions " + listWords(matched)}, nil
+		if len(m.matched) > 0 {
+			return agent.Grade{Relevant: true, Reason: "mentions " + listWords(m.matched)}, nil
 		}
 		ents, err := b.matchEntities(ctx, question)
 		if err != nil {
@@ -92,17 +65,122 @@ func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) 
 		return agent.Grade{Reason: "mentions none of the question's keywords or entities"}, nil
 	}
 
-	switch {
-	case len(kws) == 0:
+	if len(kws) == 0 {
 		return agent.Grade{Reason: "the question has no keywords to compare"}, nil
-	case len(matched) == 0:
-		return agent.Grade{Reason: "shares no keywords with the question"}, nil
-	case specificTotal > 0 && specificTotal <= 2 && specificGot <= specificShare*specificTotal:
-		return agent.Grade{Reason: "mentions only " + listWords(matched) + ", too few of the question's specific words"}, nil
-	case got >= relevantShare*total && (specific || allGeneric):
-		return agent.Grade{Relevant: true, Reason: "mentions " + listWords(matched)}, nil
 	}
-	return agent.Grade{Reason: "mentions only " + listWords(matched)}, nil
+	g := m.grade()
+	if !g.Relevant {
+		return g, nil
+	}
+	// The words must meet in one passage: a document that says "audited"
+	// in one section and "stored" in another has not said how long audit
+	// trails are stored.
+	if anyPassage(doc, func(set map[string]bool) bool { return matchKeywords(kws, set).grade().Relevant }) {
+		return g, nil
+	}
+	return agent.Grade{Reason: "mentions " + listWords(m.matched) + ", but never together"}, nil
+}
+
+// keywordMatch is what a text holds of a question's keywords.
+type keywordMatch struct {
+	matched                    []string // as written, "refund (as reimbursement)" for a synonym
+	got, total                 float64  // keyword weight found, of all
+	specificGot, specificTotal float64  // the same for the specific words; a synonym counts synonymShare
+	specific, allGeneric       bool     // a specific word was found; the question has only generic ones
+}
+
+// matchKeywords matches the question's topic keywords (not its frame
+// words) against a stem set.
+func matchKeywords(kws []keyword, set map[string]bool) keywordMatch {
+	m := keywordMatch{allGeneric: true}
+	for _, k := range kws {
+		if k.frame {
+			continue // "how long", "limit", "allowed", "ten": they ask, the topic is elsewhere
+		}
+		share, via, part := matchShare(k, set)
+		m.total += k.weight
+		countsSpecific := k.weight == 1
+		if countsSpecific {
+			m.specificTotal++
+		}
+		m.allGeneric = m.allGeneric && k.weight < 1
+		if share == 0 {
+			if countsSpecific && reverseSynonymIn(k, set) {
+				m.specificGot += synonymShare // "reimbursement" in a refund document
+			}
+			continue
+		}
+		if !part {
+			m.got += k.weight // a synonym is as good a sign of the topic as the word
+		} else {
+			m.got += share * k.weight // part of a phrase
+		}
+		m.specific = m.specific || k.weight == 1
+		if countsSpecific {
+			m.specificGot += share
+		}
+		switch {
+		case via == "":
+			m.matched = append(m.matched, k.lower)
+		case !part:
+			m.matched = append(m.matched, fmt.Sprintf("%s (as %s)", k.lower, via))
+		default:
+			m.matched = append(m.matched, fmt.Sprintf("%s (%s only)", k.lower, via))
+		}
+	}
+	return m
+}
+
+// grade applies the rules of Grade to a text document's match.
+func (m keywordMatch) grade() agent.Grade {
+	switch {
+	case len(m.matched) == 0:
+		return agent.Grade{Reason: "shares no keywords with the question"}
+	case m.specificTotal > 0 && m.specificTotal <= 2 && m.specificGot <= specificShare*m.specificTotal:
+		return agent.Grade{Reason: "mentions only " + listWords(m.matched) + ", too few of the question's specific words"}
+	case m.got >= relevantShare*m.total && (m.specific || m.allGeneric):
+		return agent.Grade{Relevant: true, Reason: "mentions " + listWords(m.matched)}
+	}
+	return agent.Grade{Reason: "mentions only " + listWords(m.matched)}
+}
+
+// passageSentences is the number of consecutive sentences a passage spans.
+const passageSentences = 3
+
+// anyPassage reports whether ok holds for the stem set of one of a text
+// document's passages: each run of passageSentences sentences, with the
+// title and the heading it is under, since a section need not repeat its
+// topic in every sentence.
+func anyPassage(d agent.Document, ok func(set map[string]bool) bool) bool {
+	sents := documentSentences(d)
+	if len(sents) == 0 {
+		return true // headings only: there is no passage to judge apart from the whole
+	}
+	sets := make([]map[string]bool, len(sents))
+	for i, s := range sents {
+		sets[i] = stemSet(s.text)
+	}
+	title := stemSet(clip(d.Title, 500))
+	headings := make(map[string]map[string]bool)
+	for i := range sents {
+		if i > 0 && i+passageSentences > len(sents) {
+			break
+		}
+		h := sents[i].heading
+		if headings[h] == nil {
+			headings[h] = stemSet(h)
+		}
+		set := make(map[string]bool, len(title)+len(headings[h])+3*len(sets[i]))
+		for _, part := range append([]map[string]bool{title, headings[h]}, sets[i:min(i+passageSentences, len(sents))]...) {
+			for st := range part {
+				set[st] = true
+			}
+		}
+		if ok(set) {
+			return true
+		}
+	}
+	return false
 }
 
 // docText is what is compared with a question: title and content, clipped.
@@ -116,20 +194,6 @@ func listWords(ws []string) string {
 		return strings.Join(ws[:6], ", ") + fmt.Sprintf(" and %d more", len(ws)-6)
 	}
 	return joinList(ws)
-}
-
-// howWords returns the words that follow "how" in a question ("how long",
-// "how soon"): they ask for the kind of answer, not for a topic, so the
-// specific-share test leaves them out.
-func howWords(question string) map[string]bool {
-	m := make(map[string]bool)
-	toks := tokens(clip(question, maxQuestion))
-	for i := 0; i+1 < len(toks); i++ {
-		if toks[i].lower == "how" {
-			m[toks[i+1].lower] = true
-		}
-	}
-	return m
 }
 
 // reverseSynonyms maps the stem of a one-word synonym to the stems of the
@@ -150,7 +214,7 @@ var reverseSynonyms = func() map[string][]string {
 // synonym of. The specific-share test uses it, so that a question in the
 // document's less usual words still finds its topics.
 func reverseSynonymIn(k keyword, set map[string]bool) bool {
-	for _, w := range reverseSynonyms[k.stem] {
+	for _, w := range reverseSynonyms[keyOf(k)] {
 		if set[w] {
 			return true
 		}

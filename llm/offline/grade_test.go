@@ -24,6 +24,11 @@ func TestGrade(t *testing.T) {
 		Content: "Submit receipts within a month to be reimbursed.",
 		Route:   agent.RouteVector,
 	}
+	expenses2 := agent.Document{
+		Title:   "Submitting expenses",
+		Content: "Lost receipts need a short written explanation and are limited to 100 EUR per year.",
+		Route:   agent.RouteVector,
+	}
 	graph := agent.Document{
 		Title:   "neighbourhood of Acme Corp",
 		Content: "Acme Corp -[SUPPLIES]-> Globex\nInitech -[SUPPLIES]-> Acme Corp",
@@ -50,6 +55,40 @@ func TestGrade(t *testing.T) {
 		{"how word is no topic", "How long is a work cycle?", agent.Document{
 			Title: "How we work", Content: "We work in 6-week cycles.", Route: agent.RouteVector,
 		}, true, "cycle"},
+		// The thesaurus and word forms.
+		{"thesaurus", "How long do we hold on to CVs from people who applied for a job?", agent.Document{
+			Title: "Retention periods", Content: "Job applicant data: kept for 6 months after the role is filled.", Route: agent.RouteVector,
+		}, true, "cvs (as applicant)"},
+		{"irregular form", "Is there a cap on expenses after losing the receipt?", expenses2, true, "losing"},
+		{"phrase", "When can I sign up for health insurance?", agent.Document{
+			Title: "Medical insurance", Content: "Open enrollment is in November every year.", Route: agent.RouteVector,
+		}, true, "sign up (as enroll)"},
+		{"part of a phrase", "When are performance reviews held?", agent.Document{
+			Title: "Reviews", Content: "Reviews are held every year in March.", Route: agent.RouteVector,
+		}, true, "performance reviews (reviews only)"},
+		// Words that shape the question do not make a document relevant.
+		{"numbers are no topic", "What payout do I get if I am laid off after three years?", agent.Document{
+			Title: "Sabbatical", Content: "Every three years employees may take a 6-week paid sabbatical.", Route: agent.RouteVector,
+		}, false, "only years"},
+		{"light words are no topic", "Can I take a cab to the client?", agent.Document{
+			Title: "Trains", Content: "Take the train when the journey takes less than 5 hours.", Route: agent.RouteVector,
+		}, false, "no keywords"},
+		{"caps are no topic", "Is there a limit on gifts?", agent.Document{
+			Title: "Hotels", Content: "Hotels are reimbursed up to a nightly limit.", Route: agent.RouteVector,
+		}, false, "no keywords"},
+		// The words must meet in one passage.
+		{"scattered", "How long are audit trails stored?", agent.Document{
+			Title: "Data policy",
+			Content: "## Storage\nData is stored in Frankfurt. It is not replicated. Backups are encrypted. Restores are tested.\n" +
+				"## Support\nStaff outside the EU use a console. Sessions are recorded. The console is audited.",
+			Route: agent.RouteVector,
+		}, false, "never together"},
+		{"together", "How long are audit trails stored?", agent.Document{
+			Title: "Data policy",
+			Content: "## Storage\nData is stored in Frankfurt. It is not replicated.\n" +
+				"## Audit\nAudit logs are stored for 400 days.",
+			Route: agent.RouteVector,
+		}, true, "audit"},
 		{"graph keyword", "Who are our suppliers?", graph, true, "suppliers"},
 		{"graph entity", "Tell me about Globex", graph, true, "globex"},
 		{"graph unrelated", "What is the weather?", graph, false, "none"},

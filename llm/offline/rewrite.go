@@ -22,8 +22,9 @@ const maxQueryTerms = 16
 //
 //  0. the question itself, for a route that has not seen it (a switch);
 //  1. the keywords alone, without the question's filler words;
-//  2. the keywords plus synonyms from a small table (refund → return,
-//     reimbursement), for documents that use other words;
+//  2. the keywords plus their synonyms from the thesaurus (refund →
+//     reimbursement, money back; see synonyms.go), for documents that use
+//     other words;
 //  3. only the two or three most specific keywords, for documents that
 //     mention the topic without the rest of the question's words;
 //  4. the keywords' stems ("moonlight" for "moonlighting").
@@ -237,7 +238,11 @@ func stemQuery(kws []keyword) string {
 	return strings.Join(ws, " ")
 }
 
-// expandedQuery is the keywords, each followed by its synonyms.
+// expandedQuery is the keywords followed by their synonyms: the first
+// synonym of each specific keyword, then of each generic one, then the
+// second of each, and so on, so that every keyword is represented before
+// the query is full. Frame words ("how long", "limit") get none: they are
+// not what the documents are about.
 func expandedQuery(kws []keyword) string {
 	var ws []string
 	seen := make(map[string]bool)
@@ -249,8 +254,29 @@ func expandedQuery(kws []keyword) string {
 	}
 	for _, k := range kws {
 		add(k.lower)
-		for _, s := range synonyms[k.stem] {
-			add(s)
+	}
+	var specific, rest [][]string
+	for _, k := range kws {
+		switch syns := synonymsOf(k); {
+		case len(syns) == 0 || k.frame:
+		case k.weight == 1:
+			specific = append(specific, syns)
+		default:
+			rest = append(rest, syns)
+		}
+	}
+	for _, group := range [][][]string{specific, rest} {
+		for r := 0; len(ws) < maxQueryTerms; r++ {
+			more := false
+			for _, syns := range group {
+				if r < len(syns) {
+					add(syns[r])
+					more = true
+				}
+			}
+			if !more {
+				break
+			}
 		}
 	}
 	return strings.Join(ws, " ")

@@ -77,7 +77,7 @@ func TestRewriteNeverRepeatsASearch(t *testing.T) {
 
 func TestRewriteAttempts(t *testing.T) {
 	got := rewrites(t, rewriteBrain(), "What is our refund policy?", agent.RouteVector, allRoutes, 3)
-	want := []string{"refund policy", "refund return reimbursement policy guideline rule", "refund"}
+	want := []string{"refund policy", "refund policy reimbursement money back repayment pay back reimburse repay compensate return guideline rule", "refund"}
 	for i, w := range want {
 		if got[i].Query != w || got[i].Route != agent.RouteVector || got[i].Reason != "" {
 			t.Errorf("attempt %d = %+v; want %q on vector", i+1, got[i], w)
@@ -90,12 +90,30 @@ func TestRewriteAttempts(t *testing.T) {
 func TestRewriteRunsOutOfIdeas(t *testing.T) {
 	for q, want := range map[string][]string{
 		"What is moonlighting?": {"moonlighting", "moonlight"},
-		"refund policy":         {"refund return reimbursement policy guideline rule", "refund"}, // already its keywords
+		"refund policy":         {"refund policy reimbursement money back repayment pay back reimburse repay compensate return guideline rule", "refund"}, // already its keywords
 	} {
 		got := rewrites(t, rewriteBrain(), q, agent.RouteVector, docsOnly, 3)
 		tried := []agent.Tried{{Query: q, Route: agent.RouteVector}, {Query: got[0].Query, Route: agent.RouteVector}, {Query: got[1].Query, Route: agent.RouteVector}}
 		if got[0].Query != want[0] || got[1].Query != want[1] || !agent.Searched(tried, got[2].Query, agent.RouteVector) {
 			t.Errorf("%q: rewrites = %+v; want %q, then a repeat", q, got, want)
+		}
+	}
+}
+
+// The expanded query gives every specific keyword a synonym before any
+// keyword a second one, and gives none to the words that only shape the
+// question ("how long"); a phrase ("sign up") is one term.
+func TestExpandedQuery(t *testing.T) {
+	for _, tt := range []struct{ question, want string }{
+		{"How long do we keep CVs?", "long keep cvs retain applicant hold candidate hold on resume store job application preserve retention save"},
+		{"Can I sign up for a cheaper plan?", "sign up cheaper plan enroll discount subscription enrol reduced price scheduled enrollment lower price announced enrolment rebate register registration"},
+		{"How do I renew my token?", "renew token renewal key extend api key extension secret rotate credential rotation refresh regenerate"},
+	} {
+		if got := expandedQuery(keywords(tt.question)); got != tt.want {
+			t.Errorf("expandedQuery(%q) =\n  %q\nwant\n  %q", tt.question, got, tt.want)
+		}
+		if n := len(strings.Fields(expandedQuery(keywords(tt.question)))); n > 2*maxQueryTerms {
+			t.Errorf("expandedQuery(%q) has %d words", tt.question, n)
 		}
 	}
 }

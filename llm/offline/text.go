@@ -65,7 +65,11 @@ func tokens(s string) []token {
 		if lower == "" {
 			return
 		}
-		out = append(out, token{text: w, lower: lower, stem: stem(lower)})
+		st := stem(lower)
+		if isAcronymPlural(w) {
+			st = lower[:len(lower)-1] // "CVs" is CV, "APIs" API
+		}
+		out = append(out, token{text: w, lower: lower, stem: st})
 	}
 	for i := 0; i < len(s); {
 		if start < 0 && (strings.HasPrefix(s[i:], "http://") || strings.HasPrefix(s[i:], "https://")) {
@@ -92,6 +96,20 @@ func tokens(s string) []token {
 	return out
 }
 
+// isAcronymPlural reports whether w is an acronym with a plural s: two or
+// more capitals and a lowercase s ("CVs", "KPIs").
+func isAcronymPlural(w string) bool {
+	if len(w) < 3 || w[len(w)-1] != 's' {
+		return false
+	}
+	for i := 0; i < len(w)-1; i++ {
+		if w[i] < 'A' || w[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
 // stem strips the commonest English suffixes so that "policies", "policy",
 // "supplied" and "supplies" meet. It is deliberately naive: stems are only
 // compared with other stems, never shown, so "stor" for store/storing/stored
@@ -100,6 +118,7 @@ func stem(w string) string {
 	if len(w) <= 3 || isDigits(w) {
 		return w
 	}
+	verbal := false // -ing or -ed was cut, leaving no doubled letter
 	switch {
 	case (strings.HasSuffix(w, "ies") || strings.HasSuffix(w, "ied")) && len(w) > 4:
 		w = w[:len(w)-3] + "y"
@@ -107,12 +126,22 @@ func stem(w string) string {
 		strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes"):
 		w = w[:len(w)-2]
 	case strings.HasSuffix(w, "ing") && len(w) >= 6:
-		w = undouble(w[:len(w)-3])
+		base := w[:len(w)-3]
+		w = undouble(base)
+		verbal = w == base
 	case strings.HasSuffix(w, "ed") && len(w) >= 5:
-		w = undouble(w[:len(w)-2])
+		base := w[:len(w)-2]
+		w = undouble(base)
+		verbal = w == base
 	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
 		!strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
 		w = w[:len(w)-1]
+	}
+	switch {
+	case keepFinalE[w]:
+		return w // "plane" is not "plan"
+	case verbal && keepFinalE[w+"e"]:
+		return w + "e" // "noted" is "note"
 	}
 	// A final e comes and goes with suffixes (store, storing), so drop it.
 	if len(w) > 3 && w[len(w)-1] == 'e' {
@@ -120,6 +149,10 @@ func stem(w string) string {
 	}
 	return w
 }
+
+// keepFinalE are the words whose final e stem keeps, because without it
+// they are another common word: plane and plan, site and sit, care and car.
+var keepFinalE = setOf(`plane site note hope care fare bare`)
 
 // undouble turns "shipp" (from shipping) into "ship", but keeps the double
 // letters English keeps at the end of a word (bill, pass, buzz).
@@ -160,7 +193,8 @@ their theirs them themselves then there theres these they theyd theyll theyre th
 through to too under until up us very want was wasnt we wed well were werent weve what whats when
 whens where wheres which while who whom whos whose why whys will with wont would wouldnt yes yet you
 youd youll youre youve your yours yourself yourselves hi hello hey ok okay
-one two three four five six seven eight nine ten anything something everything many`)
+one two three four five six seven eight nine ten anything something everything many
+someone somebody anyone anybody`)
 
 // generic words are topic words so common in a company's documents that a
 // match on them alone says little ("policy", "customer"). They count half.
@@ -177,104 +211,131 @@ func setOf(words string) map[string]bool {
 	return m
 }
 
-// keyword is one distinct topic word of a text.
+// lightWords are verbs and particles so common in questions that they say
+// little about the topic ("take", "look", "back"). They count half, and as
+// frame words: a document is not relevant for containing them.
+var lightWords = setOf(`take takes taking took look looks looking see make makes making go goes going
+come comes coming send give put find try bring back hit last person`)
+
+// keyword is one distinct topic word, or phrase, of a text.
 type keyword struct {
 	token
-	weight float64 // 1, or 0.5 for generic words
+	weight float64 // 1, or 0.5 for generic and light words
+	// frame marks a word that shapes the question rather than naming its
+	// topic: the word after "how" ("how long"), a cap ("limit"), a word
+	// such as "allowed" or a light word ("take"). A document need not
+	// contain it, and is not relevant for containing it.
+	frame bool
+	// number marks a number word of the question, its stem the digits
+	// ("ten" is 10). It is a frame word for the grader; the generator
+	// counts it as a topic word, since a sentence with the number the
+	// question states is likely about it.
+	number bool
 }
 
 // keywords returns the distinct topic words of s in order of first
 // appearance: stopwords, one-character words and single digits are dropped,
-// and words with the same stem count once. At most maxKeywords are kept.
+// and words with the same stem count once. A phrase of the thesaurus
+// ("sign up", "time off") is one keyword, its stem the stems of its words.
+// At most maxKeywords are kept.
 func keywords(s string) []keyword {
 	var out []keyword
 	seen := make(map[string]bool)
-	for _, t := range tokens(s) {
-		if len(out) >= maxKeywords {
-			break
+	toks := tokens(s)
+	for i := 0; i < len(toks) && len(out) < maxKeywords; i++ {
+		if n, key := phraseAt(toks, i); n > 0 {
+			if !seen[key] {
+				seen[key] = true
+				ph := toks[i : i+n]
+				texts, lows := make([]string, n), make([]string, n)
+				for j, t := range ph {
+					texts[j], lows[j] = t.text, t.lower
+					seen[t.stem] = true
+				}
+				tok := token{text: strings.Join(texts, " "), lower: strings.Join(lows, " "), stem: key}
+				out = append(out, keyword{token: tok, weight: 1})
+			}
+			i += n - 1
+			continue
+		}
+		t := toks[i]
+		if n, ok := questionNumberWords[t.lower]; ok {
+			// "ten years" may be written "10 years" or "10th
+			// anniversary": a number counts where the document has it.
+			if !seen[n] {
+				seen[n] = true
+				t.stem = n
+				out = append(out, keyword{token: t, weight: 0.5, frame: true, number: true})
+			}
+			continue
 		}
 		if stopwords[t.lower] || len(t.lower) < 2 || seen[t.stem] {
 			continue
 		}
 		seen[t.stem] = true
 		w := 1.0
-		if generic[t.lower] || generic[t.stem] {
+		if generic[t.lower] || generic[t.stem] || lightWords[t.lower] {
 			w = 0.5
 		}
-		out = append(out, keyword{token: t, weight: w})
+		frame := (i > 0 && toks[i-1].lower == "how") || capWords[t.lower] || questionFrameWords[t.lower] || lightWords[t.lower]
+		out = append(out, keyword{token: t, weight: w, frame: frame})
+	}
+	framed := true
+	for _, k := range out {
+		framed = framed && k.frame
+	}
+	if framed {
+		// Nothing but frame words ("What are the limits?"): they are
+		// the topic after all.
+		for i := range out {
+			out[i].frame = false
+		}
 	}
 	return out
 }
 
+// phraseAt returns the length and key of the longest thesaurus phrase
+// starting at toks[i], or 0.
+func phraseAt(toks []token, i int) (int, string) {
+	if !phraseFirst[lemma(toks[i])] {
+		return 0, ""
+	}
+	for n := min(maxPhraseWords, len(toks)-i); n >= 2; n-- {
+		keys := make([]string, n)
+		for j := range n {
+			keys[j] = lemma(toks[i+j])
+		}
+		if key := strings.Join(keys, " "); phraseKeys[key] {
+			return n, key
+		}
+	}
+	return 0, ""
+}
+
 // stemSet returns the stems of every word of s, stopwords included (the
-// synonym "time off" needs "off").
+// synonym "time off" needs "off"), and their variant stems (see
+// appendVariants).
 func stemSet(s string) map[string]bool {
 	m := make(map[string]bool)
+	var buf [4]string
 	for _, t := range tokens(s) {
 		m[t.stem] = true
+		for _, v := range appendVariants(buf[:0], t) {
+			m[v] = true
+		}
 	}
 	return m
 }
 
-// synonyms maps a stem to words that often stand for it in documents. The
-// rewriter adds them to a query; the grader and generator accept them as a
-// match for the word. Keep the table small and unsurprising.
-var synonyms = func() map[string][]string {
-	table := map[string][]string{
-		"refund":     {"return", "reimbursement"},
-		"retention":  {"keep", "delete", "storage"},
-		"customer":   {"client"},
-		"client":     {"customer"},
-		"employee":   {"staff"},
-		"staff":      {"employee"},
-		"vacation":   {"leave", "time off", "PTO", "holiday"},
-		"holiday":    {"vacation", "leave"},
-		"leave":      {"vacation", "time off"},
-		"price":      {"cost", "fee"},
-		"cost":       {"price", "expense"},
-		"security":   {"password", "access"},
-		"password":   {"credential", "login"},
-		"supplier":   {"vendor", "supply"},
-		"vendor":     {"supplier"},
-		"salary":     {"pay", "compensation"},
-		"pay":        {"salary", "compensation"},
-		"expense":    {"reimbursement", "cost"},
-		"onboarding": {"orientation", "new hire"},
-		"laptop":     {"computer", "device"},
-		"computer":   {"laptop", "device"},
-		"remote":     {"work from home", "hybrid"},
-		"sick":       {"illness", "medical leave"},
-		"contract":   {"agreement"},
-		"delete":     {"remove", "erase"},
-		"bug":        {"defect", "issue"},
-		"outage":     {"incident", "downtime"},
-		"incident":   {"outage"},
-		"manager":    {"lead", "supervisor"},
-		"boss":       {"manager"},
-		"policy":     {"guideline", "rule"},
-		"travel":     {"trip"},
-		"benefit":    {"perk", "insurance"},
-		"hire":       {"recruit"},
-		"fire":       {"terminate", "dismiss"},
-		"quit":       {"resign", "severance"},
-		"phone":      {"mobile", "device"},
-	}
-	m := make(map[string][]string, len(table))
-	for k, v := range table {
-		m[stem(k)] = v
-	}
-	return m
-}()
-
-// synonymStems holds the stems of each synonym, word by word, so that
-// matching does not tokenise the table again for every sentence.
+// synonymStems holds the keys of each synonym's words (see lemma), so
+// that matching does not tokenise the table again for every sentence.
 var synonymStems = func() map[string][][]string {
 	m := make(map[string][][]string, len(synonyms))
 	for k, syns := range synonyms {
 		for _, syn := range syns {
 			var stems []string
 			for _, t := range tokens(syn) {
-				stems = append(stems, t.stem)
+				stems = append(stems, lemma(t))
 			}
 			m[k] = append(m[k], stems)
 		}
@@ -282,23 +343,161 @@ var synonymStems = func() map[string][][]string {
 	return m
 }()
 
-// matchIn reports whether keyword k occurs in the stem set, directly or
+// keyOf is a keyword's key in the synonym table: a phrase's stems, or a
+// word's lemma.
+func keyOf(k keyword) string {
+	if strings.Contains(k.stem, " ") {
+		return k.stem
+	}
+	return lemma(k.token)
+}
+
+// synonymsOf returns the thesaurus' synonyms of a keyword.
+func synonymsOf(k keyword) []string {
+	return synonyms[keyOf(k)]
+}
+
+// matchIn reports whether keyword k occurs in the stem set, directly (in
+// one of its forms: "lost" for "losing", "deletion" for "deleted") or
 // through one of its synonyms; via is the synonym that matched, if any. A
-// synonym of several words matches when all of them occur.
+// phrase, and a synonym of several words, matches when all its words
+// occur.
 func matchIn(k keyword, set map[string]bool) (ok bool, via string) {
 	if set[k.stem] {
 		return true, ""
 	}
-	for i, stems := range synonymStems[k.stem] {
-		all := len(stems) > 0
-		for _, st := range stems {
-			all = all && set[st]
+	key := keyOf(k)
+	if strings.Contains(key, " ") {
+		if allIn(set, strings.Fields(key)) {
+			return true, ""
 		}
-		if all {
-			return true, synonyms[k.stem][i]
+	} else {
+		if set[key] {
+			return true, ""
+		}
+		var buf [4]string
+		for _, v := range appendVariants(buf[:0], k.token) {
+			if set[v] {
+				return true, ""
+			}
+		}
+	}
+	for i, stems := range synonymStems[key] {
+		if allIn(set, stems) {
+			return true, synonyms[key][i]
 		}
 	}
 	return false, ""
+}
+
+// matchShare is how much of keyword k the stem set holds: 1 for the word
+// itself, synonymShare for a synonym, and for a phrase that is not there
+// whole, the share of its words that are ("public holidays" in a sentence
+// about local holidays: half), as if they had been asked one by one; via
+// names the synonym or the words found, and part says it is a phrase's
+// words.
+func matchShare(k keyword, set map[string]bool) (share float64, via string, part bool) {
+	if ok, via := matchIn(k, set); ok {
+		if via == "" {
+			return 1, "", false
+		}
+		return synonymShare, via, false
+	}
+	if !strings.Contains(k.stem, " ") {
+		return 0, "", false
+	}
+	words := tokens(k.lower)
+	var found []string
+	n := 0
+	for _, t := range words {
+		if stopwords[t.lower] || lightWords[t.lower] {
+			continue
+		}
+		n++
+		if set[t.stem] || set[lemma(t)] {
+			found = append(found, t.lower)
+		}
+	}
+	if n < 2 || len(found) == 0 {
+		return 0, "", false // "time off" is not "time"
+	}
+	return float64(len(found)) / float64(n), strings.Join(found, " "), true
+}
+
+// allIn reports whether every stem is in the set (and there is one).
+func allIn(set map[string]bool, stems []string) bool {
+	for _, st := range stems {
+		if !set[st] {
+			return false
+		}
+	}
+	return len(stems) > 0
+}
+
+// appendVariants appends to dst the other stems a word is found under:
+// the lemma of an irregular form ("kept" is keep), the verb of a noun in
+// -ion or -ment ("deletion" is delete, "payment" pay), the word a
+// derivation is made from ("delivery" is deliver, "monthly" month; see
+// derivations), the number of an ordinal or a number word ("10th" and
+// "ten" are 10) and the singular of a three-letter plural ("ups" in
+// "meet-ups"). Stem sets hold them too, so the forms meet either way.
+func appendVariants(dst []string, t token) []string {
+	if _, ok := irregularForms[t.lower]; ok {
+		if l := lemma(t); l != t.stem {
+			dst = append(dst, l)
+		}
+	}
+	if v := verbOf(t.lower); v != "" {
+		dst = append(dst, stem(v))
+	}
+	for _, d := range derivations {
+		if base, ok := strings.CutSuffix(t.lower, d.suffix); ok && len(base) >= d.min {
+			dst = append(dst, stem(base+d.add))
+		}
+	}
+	if n := ordinalNumber(t.lower); n != "" {
+		dst = append(dst, n)
+	}
+	if len(t.lower) == 3 && t.lower[2] == 's' && !stopwords[t.lower] {
+		dst = append(dst, t.lower[:2]) // a short plural stem leaves whole: "meet-ups", "IDs"
+	}
+	if n, ok := questionNumberWords[t.lower]; ok {
+		dst = append(dst, n)
+	}
+	return dst
+}
+
+// derivations are the suffixes that make nouns, adjectives and adverbs of
+// other words, cut to find the word they are made from: "delivery" is
+// deliver, "illness" ill, "monthly" month, "political" politics. Cutting
+// may leave a stem no word has ("business" gives "busi"), which matches
+// nothing. Suffixes that too
+// often leave a word of another meaning are not cut: -er ("offer",
+// "customer"), -al other than -ical ("personal", "internal") and -ance
+// ("allowance").
+var derivations = []struct {
+	suffix, add string
+	min         int // shortest base
+}{
+	{"ly", "", 4},
+	{"ery", "er", 4},
+	{"ical", "ic", 3},
+	{"ness", "", 3},
+}
+
+// ordinalNumber returns the digits of an ordinal written in digits ("10th",
+// "2nd"), or "".
+func ordinalNumber(w string) string {
+	if len(w) < 3 {
+		return ""
+	}
+	switch w[len(w)-2:] {
+	case "st", "nd", "rd", "th":
+		if d := w[:len(w)-2]; isDigits(d) {
+			return d
+		}
+	}
+	return ""
 }
 
 // numbers returns the numbers written in s, canonicalised so that "1,000",

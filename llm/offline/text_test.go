@@ -1,0 +1,163 @@
+package offline
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestStem(t *testing.T) {
+	for in, want := range map[string]string{
+		"policies": "policy",
+		"stored":   "stor",
+		"storing":  "stor",
+		"shipping": "ship",
+		"plane":    "plane", // not plan
+		"planes":   "plane",
+		"plans":    "plan",
+		"planned":  "plan",
+		"site":     "site", // not sit
+		"sites":    "site",
+		"noted":    "note",
+		"noting":   "note",
+		"hopping":  "hop",
+		"hoping":   "hope",
+		"caring":   "care", // not car
+		"cars":     "car",
+		"2024":     "2024",
+	} {
+		if got := stem(in); got != want {
+			t.Errorf("stem(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTokensAcronymPlural(t *testing.T) {
+	for in, want := range map[string]string{
+		"CVs": "cv", "APIs": "api", "KPIs": "kpi", "bus": "bus", "AWS": "aws",
+	} {
+		toks := tokens(in)
+		if len(toks) != 1 || toks[0].stem != want {
+			t.Errorf("tokens(%q) = %+v, want stem %q", in, toks, want)
+		}
+	}
+}
+
+func TestAppendVariants(t *testing.T) {
+	for _, tt := range []struct {
+		word string
+		want []string
+	}{
+		{"kept", []string{"keep"}},
+		{"lost", []string{"los"}}, // as lose and losing
+		{"deletion", []string{"delet"}},
+		{"payments", []string{"pay"}},
+		{"delivery", []string{"deliver"}},
+		{"monthly", []string{"month"}},
+		{"political", []string{"politic"}},
+		{"illness", []string{"ill"}},
+		{"10th", []string{"10"}},
+		{"ups", []string{"up"}}, // meet-ups
+		{"bus", []string{"bu"}}, // which matches nothing
+		{"ten", []string{"10"}},
+		{"refund", nil},
+		{"only", nil}, // too short a base
+		{"personal", nil},
+		{"allowance", nil},
+	} {
+		got := appendVariants(nil, tokens(tt.word)[0])
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("appendVariants(%q) = %q, want %q", tt.word, got, tt.want)
+		}
+	}
+}
+
+func TestKeywords(t *testing.T) {
+	type kw struct {
+		lower  string
+		stem   string
+		weight float64
+		frame  bool
+	}
+	for _, tt := range []struct {
+		question string
+		want     []kw
+	}{
+		{"How long do we hold on to CVs?", []kw{{"long", "long", 1, true}, {"hold on", "hold on", 1, false}, {"cvs", "cv", 1, false}}},
+		{"When can I sign up for health insurance?", []kw{{"sign up", "sign up", 1, false}, {"health", "health", 1, false}, {"insurance", "insuranc", 1, false}}},
+		{"Is there a limit on presents for a client?", []kw{{"limit", "limit", 1, true}, {"presents", "present", 1, false}, {"client", "client", 1, false}}},
+		{"Can I take a cab after ten at night?", []kw{{"take", "tak", 0.5, true}, {"cab", "cab", 1, false}, {"ten", "10", 0.5, true}, {"night", "night", 1, false}}},
+		{"Is time off paid?", []kw{{"time off", "tim off", 1, false}, {"paid", "paid", 1, false}}},
+		{"When someone leaves the company", []kw{{"leaves", "leav", 1, false}, {"company", "company", 0.5, false}}},
+		// Nothing but frame words: they are the topic.
+		{"What are the limits?", []kw{{"limits", "limit", 1, false}}},
+	} {
+		var got []kw
+		for _, k := range keywords(tt.question) {
+			got = append(got, kw{k.lower, k.stem, k.weight, k.frame})
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("keywords(%q) =\n  %+v\nwant\n  %+v", tt.question, got, tt.want)
+		}
+	}
+}
+
+func TestMatchIn(t *testing.T) {
+	for _, tt := range []struct {
+		keyword, text string
+		ok            bool
+		via           string
+	}{
+		{"refund", "Refunds are paid within 10 days.", true, ""},
+		{"losing", "Lost receipts are limited to 100 EUR.", true, ""}, // lost is lose
+		{"kept", "We keep backups for 35 days.", true, ""},
+		{"deleted", "Deletion is automatic.", true, ""},
+		{"deletion", "Data is deleted nightly.", true, ""},
+		{"delivered", "Counted from the invoice date, not from delivery.", true, ""},
+		{"ten", "On your 10th anniversary you get 10 shares.", true, ""},
+		{"misplaced", "Lost or stolen keys are revoked.", true, "lost"},
+		{"presents", "Gifts to customers must not exceed 50 EUR.", true, "gift"},
+		{"location", "When a customer deletes a site in the console…", true, "site"},
+		{"CVs", "Job applicant data is kept for 6 months.", true, "applicant"},
+		{"sign up", "Open enrollment is in November.", true, "enroll"}, // enrollment is enroll
+		{"sign up", "Sign up on the portal.", true, ""},                // the phrase's own words
+		{"get-together", "Meet-ups are 1 week long.", true, "meet-up"},
+		{"cat", "Pet insurance is offered through Figo.", true, "pet"},
+		{"pet", "Cats are welcome.", false, ""}, // broader terms go one way
+		{"plane", "Annual plans are refunded.", false, ""},
+		{"sit", "Remove a site from the console.", false, ""},
+		{"time off", "It takes time to review.", false, ""}, // "off" is missing
+	} {
+		k := keywords(tt.keyword)
+		if len(k) != 1 {
+			t.Fatalf("keywords(%q) = %+v", tt.keyword, k)
+		}
+		ok, via := matchIn(k[0], stemSet(tt.text))
+		if ok != tt.ok || via != tt.via {
+			t.Errorf("matchIn(%q, %q) = %v, %q; want %v, %q", tt.keyword, tt.text, ok, via, tt.ok, tt.via)
+		}
+	}
+}
+
+func TestMatchShare(t *testing.T) {
+	for _, tt := range []struct {
+		keyword, text string
+		share         float64
+		part          bool
+	}{
+		{"refund", "Refunds take 30 days.", 1, false},
+		{"reimbursement", "Refunds take 30 days.", synonymShare, false},
+		{"public holidays", "We get 11 local holidays a year.", synonymShare, false}, // local holiday is in the thesaurus
+		{"performance review", "Reviews happen every year.", 0.5, true},
+		{"time off", "It takes time.", 0, false}, // a phrase with a function word is whole or nothing
+		{"refund", "Nothing here.", 0, false},
+	} {
+		k := keywords(tt.keyword)
+		if len(k) != 1 {
+			t.Fatalf("keywords(%q) = %+v", tt.keyword, k)
+		}
+		share, _, part := matchShare(k[0], stemSet(tt.text))
+		if share != tt.share || part != tt.part {
+			t.Errorf("matchShare(%q, %q) = %v, %v; want %v, %v", tt.keyword, tt.text, share, part, tt.share, tt.part)
+		}
+	}
+}
