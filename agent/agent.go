@@ -28,6 +28,9 @@ type Config struct {
 	Observer Observer
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
+	// Knowledge, if set, lets a run that finds nothing say when the
+	// knowledge base is empty and how to fill it (noanswer.go).
+	Knowledge KnowledgeBase
 }
 
 // Agent answers questions. It is safe for concurrent use: each Ask owns its
@@ -41,6 +44,7 @@ type Agent struct {
 	budgets    Budgets
 	observer   Observer
 	now        func() time.Time
+	knowledge  KnowledgeBase
 }
 
 // New checks cfg and the transition table and returns an Agent.
@@ -56,6 +60,7 @@ func New(cfg Config) (*Agent, error) {
 		budgets:    cfg.Budgets.withDefaults(),
 		observer:   cfg.Observer,
 		now:        cfg.Now,
+		knowledge:  cfg.Knowledge,
 	}
 	if a.retrievers == nil {
 		a.retrievers = map[Route]Retriever{}

@@ -6,10 +6,34 @@ import (
 	"strings"
 )
 
+// KnowledgeBase is what the no_answer node asks of the document store:
+// whether anything has been ingested at all, so that an empty store is
+// named as the reason rather than left for the asker to guess.
+type KnowledgeBase interface {
+	// Empty reports whether the store holds no documents.
+	Empty(ctx context.Context) (bool, error)
+}
+
+// emptyKnowledgeBase is the answer when nothing has been ingested.
+const emptyKnowledgeBase = "I couldn't find an answer: the knowledge base is empty, nothing has been ingested yet. " +
+	"Load documents with `bot ingest PATH…` (files and folders), a chat channel with " +
+	"`bot ingest slack|discord --channel ID`, or a graph with `bot graph import NODES.csv EDGES.csv`; " +
+	"in chat, an ingest admin can say \"@Switchboard ingest this channel\"."
+
 // noAnswer ends a run that found nothing relevant, saying what was
-// searched so that the asker can judge where else to look.
-func (r *run) noAnswer(_ context.Context, s *State) (Step, error) {
+// searched so that the asker can judge where else to look, or that there
+// is nothing to search yet.
+func (r *run) noAnswer(ctx context.Context, s *State) (Step, error) {
 	s.NoAnswer = true
+	// Only document searches say so: a graph question may find an empty
+	// document store but a full graph (PostgreSQL with Neo4j), and a web
+	// question has its own reason (web search not configured).
+	if r.knowledge != nil && s.Route == RouteVector {
+		if empty, err := r.knowledge.Empty(ctx); err == nil && empty {
+			s.Answer = emptyKnowledgeBase
+			return StepEnd, nil
+		}
+	}
 	var b strings.Builder
 	b.WriteString("I couldn't find an answer to that.")
 	if len(s.Attempts) > 0 {

@@ -111,6 +111,10 @@ func TestOneThreadInOrderOthersConcurrently(t *testing.T) {
 	running := map[string]bool{}
 	var order []string
 	maxParallel, parallel := 0, 0
+	// The first question of every thread waits until two run at once, so
+	// that concurrency is shown without counting on the scheduler (a
+	// dispatcher running one at a time times out here and fails below).
+	two, twoOnce := make(chan struct{}), sync.Once{}
 	asker := askerFunc(func(_ context.Context, q agent.Question, _ agent.Emitter) (agent.Result, error) {
 		mu.Lock()
 		if running[q.ThreadID] {
@@ -118,10 +122,18 @@ func TestOneThreadInOrderOthersConcurrently(t *testing.T) {
 		}
 		running[q.ThreadID] = true
 		parallel++
-		maxParallel = max(maxParallel, parallel)
+		if maxParallel = max(maxParallel, parallel); parallel >= 2 {
+			twoOnce.Do(func() { close(two) })
+		}
 		order = append(order, q.Text)
 		mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
+		if strings.HasSuffix(q.Text, "0") {
+			select {
+			case <-two:
+			case <-time.After(20 * time.Second):
+			}
+		}
+		time.Sleep(time.Millisecond) // a window for a second question of the thread to overlap
 		mu.Lock()
 		running[q.ThreadID] = false
 		parallel--
@@ -179,7 +191,9 @@ func TestDuplicatesAnsweredOnce(t *testing.T) {
 
 func TestFullQueueRefusesAndShutdownDrains(t *testing.T) {
 	release := make(chan struct{})
+	running := make(chan struct{}, 4)
 	asker := askerFunc(func(ctx context.Context, q agent.Question, _ agent.Emitter) (agent.Result, error) {
+		running <- struct{}{}
 		<-release
 		return agent.Result{Answer: q.Text}, nil
 	})
@@ -191,7 +205,13 @@ func TestFullQueueRefusesAndShutdownDrains(t *testing.T) {
 		r := newRecorder()
 		rs = append(rs, r)
 		errs = append(errs, d.Submit(context.Background(), msg(fmt.Sprint(i), "q"), r))
-		time.Sleep(5 * time.Millisecond) // let the worker take the first
+		if i == 0 { // the worker takes the first: the queue holds two more
+			select {
+			case <-running:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the first question never ran")
+			}
+		}
 	}
 	if errs[0] != nil || errs[1] != nil || errs[2] != nil || !errors.Is(errs[3], ErrBusy) {
 		t.Fatalf("submit errors = %v, want the fourth ErrBusy", errs)

@@ -58,13 +58,25 @@ var formats = map[string]string{
 // then stops.
 //
 // Each Document is handed over unsplit: one chunk holding the file's whole
-// text, which Pipeline.Ingest splits. Key and Location are the path relative
-// to the working directory, with forward slashes, or the absolute path for
-// a file outside it; Title is the first heading, else the file name; Hash is
-// kb.Hash of the text.
+// text, which Pipeline.Ingest splits. Location is the file's canonical
+// identity, whatever path reached it: its real path (absolute, cleaned,
+// links resolved) relative to the top of the Git checkout holding it,
+// prefixed with the checkout's name ("handbook/docs/parking.md"), or the
+// real absolute path outside any checkout; Key is KeyPrefix and Location.
+// Title is the first heading, else the file name; Hash is kb.Hash of the
+// text. Reports name paths as typed, relative to the working directory.
 func Files(ctx context.Context, paths []string, fn func(kb.Document) error) (Report, error) {
-	cwd, _ := os.Getwd() // without it, keys are absolute paths
-	l := &loader{fsys: osFS{}, display: func(p string) string { return displayPath(cwd, p) }, maxSize: MaxFileSize}
+	return files(ctx, paths, func(d kb.Document, _ *sourceID) error { return fn(d) })
+}
+
+func files(ctx context.Context, paths []string, fn func(kb.Document, *sourceID) error) (Report, error) {
+	cwd, _ := os.Getwd() // without it, reports show absolute paths
+	roots := &sourceRoots{}
+	l := &loader{fsys: osFS{}, display: func(p string) string { return displayPath(cwd, p) }, maxSize: MaxFileSize,
+		identify: func(p string) (string, string, *sourceID) {
+			id := roots.identify(p)
+			return id.key(), id.location, &id
+		}}
 	return l.run(ctx, paths, fn)
 }
 
@@ -74,7 +86,7 @@ func Files(ctx context.Context, paths []string, fn func(kb.Document) error) (Rep
 // documents from different file systems keep apart.
 func FilesFS(ctx context.Context, fsys fs.FS, prefix string, paths []string, fn func(kb.Document) error) (Report, error) {
 	l := &loader{fsys: ioFS{fsys}, display: func(p string) string { return path.Join(prefix, p) }, maxSize: MaxFileSize}
-	return l.run(ctx, paths, fn)
+	return l.run(ctx, paths, func(d kb.Document, _ *sourceID) error { return fn(d) })
 }
 
 // fileSystem is what loading needs: the host's files or an fs.FS.
@@ -135,13 +147,18 @@ func displayPath(cwd, p string) string {
 
 type loader struct {
 	fsys    fileSystem
-	display func(string) string
-	maxSize int64           // MaxFileSize; tests lower it
-	seen    map[string]bool // keys loaded, so a file named twice is read once
-	rep     Report
+	display func(string) string // a path as reports show it
+	// identify returns a file's Key and Location, and for a host file its
+	// identity; nil means both are display's.
+	identify func(string) (key, location string, id *sourceID)
+	maxSize  int64           // MaxFileSize; tests lower it
+	seen     map[string]bool // keys loaded, so a file named twice is read once
+	rep      Report
 }
 
-func (l *loader) run(ctx context.Context, paths []string, fn func(kb.Document) error) (Report, error) {
+type docFunc = func(kb.Document, *sourceID) error
+
+func (l *loader) run(ctx context.Context, paths []string, fn docFunc) (Report, error) {
 	l.seen = make(map[string]bool)
 	for _, p := range paths {
 		if err := l.load(ctx, p, fn); err != nil {
@@ -152,7 +169,7 @@ func (l *loader) run(ctx context.Context, paths []string, fn func(kb.Document) e
 }
 
 // load loads one path given by the caller: a file or a folder.
-func (l *loader) load(ctx context.Context, p string, fn func(kb.Document) error) error {
+func (l *loader) load(ctx context.Context, p string, fn docFunc) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
@@ -210,11 +227,17 @@ func (l *loader) skip(p, reason string) {
 
 // file loads one file. explicit is true when the caller named it, which
 // lets a file with an unknown extension be read as text.
-func (l *loader) file(ctx context.Context, p string, info fs.FileInfo, explicit bool, fn func(kb.Document) error) error {
+func (l *loader) file(ctx context.Context, p string, info fs.FileInfo, explicit bool, fn docFunc) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
-	key := l.display(p)
+	key, location := l.display(p), ""
+	var id *sourceID
+	if l.identify != nil {
+		key, location, id = l.identify(p)
+	} else {
+		location = key
+	}
 	if l.seen[key] {
 		return nil
 	}
@@ -279,14 +302,14 @@ func (l *loader) file(ctx context.Context, p string, info fs.FileInfo, explicit 
 	doc := kb.Document{
 		Key:      key,
 		Title:    title,
-		Location: key,
+		Location: location,
 		Hash:     kb.Hash(text),
 		Metadata: map[string]string{"format": format},
 		Chunks:   []kb.Chunk{{Index: 0, Content: text}},
 	}
 	l.rep.Files++
-	if err := fn(doc); err != nil {
-		return fmt.Errorf("ingest: %s: %w", key, err)
+	if err := fn(doc, id); err != nil {
+		return fmt.Errorf("ingest: %s: %w", l.display(p), err)
 	}
 	return nil
 }

@@ -28,14 +28,21 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// collect runs Files from dir as the working directory and returns the
-// documents by key.
+// collect makes dir a checkout (it gets a .git folder), runs Files from
+// dir as the working directory and returns the documents by their path in
+// the checkout ("docs/a.md" for the Location "<dir's name>/docs/a.md").
 func collect(t *testing.T, dir string, paths ...string) (map[string]kb.Document, Report) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(dir)
 	docs := map[string]kb.Document{}
 	rep, err := Files(context.Background(), paths, func(d kb.Document) error {
-		docs[d.Key] = d
+		if d.Key != KeyPrefix+d.Location {
+			t.Errorf("Key %q is not %q and the Location %q", d.Key, KeyPrefix, d.Location)
+		}
+		docs[strings.TrimPrefix(d.Location, filepath.Base(dir)+"/")] = d
 		return nil
 	})
 	if err != nil {
@@ -83,7 +90,7 @@ func TestFilesLoadsFormats(t *testing.T) {
 		if len(d.Chunks) != 1 || d.Chunks[0].Content != w.text {
 			t.Errorf("%s: chunks = %+v, want one chunk %q", key, d.Chunks, w.text)
 		}
-		if d.Location != key || d.Hash != kb.Hash(w.text) || d.Metadata["format"] != w.format {
+		if !strings.HasSuffix(d.Location, key) || d.Hash != kb.Hash(w.text) || d.Metadata["format"] != w.format {
 			t.Errorf("%s: Location %q, Hash %q, format %q", key, d.Location, d.Hash, d.Metadata["format"])
 		}
 	}
@@ -161,7 +168,7 @@ func TestFilesLimits(t *testing.T) {
 	t.Chdir(dir)
 	l := &loader{fsys: osFS{}, display: func(p string) string { return displayPath(dir, p) }, maxSize: 1024}
 	var got []string
-	rep, err := l.run(context.Background(), []string{"big.md", "small.md", "small.md", "./small.md", "empty.md"}, func(d kb.Document) error {
+	rep, err := l.run(context.Background(), []string{"big.md", "small.md", "small.md", "./small.md", "empty.md"}, func(d kb.Document, _ *sourceID) error {
 		got = append(got, d.Key)
 		return nil
 	})
@@ -187,12 +194,69 @@ func TestFilesKeys(t *testing.T) {
 	writeFiles(t, cwd, map[string]string{"near.md": "# Near"})
 	docs, _ := collect(t, cwd, filepath.Join(cwd, "near.md"), filepath.Join(outside, "far.md"))
 
-	if _, ok := docs["near.md"]; !ok {
-		t.Errorf("an absolute path inside the working directory should get a relative key; got %v", keys(docs))
+	if d, ok := docs["near.md"]; !ok || d.Location != filepath.Base(cwd)+"/near.md" {
+		t.Errorf("a file in a checkout should be keyed by its path there, under the checkout's name; got %v", keys(docs))
 	}
-	abs := filepath.ToSlash(filepath.Join(outside, "far.md"))
-	if _, ok := docs[abs]; !ok {
-		t.Errorf("a path outside the working directory should keep its absolute key %q; got %v", abs, keys(docs))
+	real, err := filepath.EvalSymlinks(filepath.Join(outside, "far.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := docs[filepath.ToSlash(real)]; !ok {
+		t.Errorf("a file outside any checkout should be keyed by its real absolute path %q; got %v", real, keys(docs))
+	}
+}
+
+// The same folder named three ways, and through a link, is one set of
+// documents.
+func TestFilesSameFolderThreeWays(t *testing.T) {
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{"docs/parking.md": "# Parking", "docs/sub/desk.md": "# Desks", "tools/x.txt": "x"})
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ways := map[string][]string{
+		repo:                         {"docs"},
+		filepath.Join(repo, "tools"): {"../docs", "./../docs/"},
+		t.TempDir():                  {filepath.Join(repo, "docs"), filepath.Join(repo, ".", "tools", "..", "docs")},
+	}
+	if err := os.Symlink(filepath.Join(repo, "docs"), filepath.Join(repo, "tools", "docs-link")); err == nil {
+		ways[filepath.Join(repo, "tools")] = append(ways[filepath.Join(repo, "tools")], "docs-link")
+	}
+	name := filepath.Base(repo)
+	want := []string{KeyPrefix + name + "/docs/parking.md", KeyPrefix + name + "/docs/sub/desk.md"}
+	for cwd, paths := range ways {
+		for _, p := range paths {
+			t.Chdir(cwd)
+			var got []string
+			if _, err := Files(context.Background(), []string{p}, func(d kb.Document) error {
+				got = append(got, d.Key)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("from %s, %q: keys %v, want %v", cwd, p, got, want)
+			}
+		}
+	}
+}
+
+func TestOriginName(t *testing.T) {
+	dir := t.TempDir()
+	for url, want := range map[string]string{
+		"git@github.com:acme/handbook.git":  "handbook",
+		"https://github.com/acme/handbook/": "handbook",
+		"ssh://git@host:22/srv/kb":          "kb",
+		"/srv/git/company-docs.git":         "company-docs",
+	} {
+		cfg := filepath.Join(dir, "config")
+		body := "[core]\n\turl = nope\n[remote \"upstream\"]\n\turl = x/other\n[remote \"origin\"]\n\turl = " + url + "\n"
+		if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := originName(cfg); got != want {
+			t.Errorf("origin %q: name %q, want %q", url, got, want)
+		}
 	}
 }
 
@@ -278,11 +342,12 @@ func TestFilesFollowsANamedLinkToAFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs, rep := collect(t, dir, "link")
-	if _, ok := docs["link/a.md"]; !ok {
-		t.Errorf("link/a.md not loaded: %v", keys(docs))
+	// Files are known by where they really are.
+	if _, ok := docs["real/a.md"]; !ok {
+		t.Errorf("link/a.md not loaded as real/a.md: %v", keys(docs))
 	}
-	if _, ok := docs["link/sub/b.md"]; !ok {
-		t.Errorf("link/sub/b.md not loaded: %v", keys(docs))
+	if _, ok := docs["real/sub/b.md"]; !ok {
+		t.Errorf("link/sub/b.md not loaded as real/sub/b.md: %v", keys(docs))
 	}
 	// A link inside the walk is not followed, so it cannot loop.
 	if len(docs) != 2 || len(rep.Skipped) != 1 || rep.Skipped[0].Path != "link/loop" {

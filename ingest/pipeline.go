@@ -50,6 +50,10 @@ type Pipeline struct {
 	// most of the latency.
 	Concurrency int
 
+	// Legacy, when set, lets IngestFiles take over documents that earlier
+	// versions stored under the path as typed (see LegacyFiles).
+	Legacy LegacyFiles
+
 	retryDelay time.Duration // before the first retry of a failed batch; tests shorten it
 }
 
@@ -98,9 +102,10 @@ func (p *Pipeline) Ingest(ctx context.Context, doc kb.Document) (Result, error) 
 	if doc.Hash == "" {
 		doc.Hash = hashChunks(doc.Chunks)
 	}
+	name := strings.TrimPrefix(doc.Key, KeyPrefix) // for errors: "docs/a.md", not "file:docs/a.md"
 	stored, ok, err := p.Store.DocumentHash(ctx, doc.Workspace, doc.Key)
 	if err != nil {
-		return Result{}, fmt.Errorf("ingest: %s: read stored hash: %w", doc.Key, err)
+		return Result{}, fmt.Errorf("ingest: %s: read stored hash: %w", name, err)
 	}
 	if ok && stored == doc.Hash {
 		return Result{Status: StatusUnchanged}, nil
@@ -114,17 +119,17 @@ func (p *Pipeline) Ingest(ctx context.Context, doc kb.Document) (Result, error) 
 		}
 		vecs, err := p.embed(ctx, texts)
 		if err != nil {
-			return Result{}, fmt.Errorf("ingest: %s: %w", doc.Key, err)
+			return Result{}, fmt.Errorf("ingest: %s: %w", name, err)
 		}
 		for i := range doc.Chunks {
 			doc.Chunks[i].Embedding = vecs[i]
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return Result{}, fmt.Errorf("ingest: %s: %w", doc.Key, err)
+		return Result{}, fmt.Errorf("ingest: %s: %w", name, err)
 	}
 	if _, err := p.Store.UpsertDocument(ctx, doc); err != nil {
-		return Result{}, fmt.Errorf("ingest: %s: store: %w", doc.Key, err)
+		return Result{}, fmt.Errorf("ingest: %s: store: %w", name, err)
 	}
 	// Whether the document was new is known from the hash lookup above;
 	// stores report only whether they wrote anything.
@@ -140,9 +145,31 @@ func (p *Pipeline) Ingest(ctx context.Context, doc kb.Document) (Result, error) 
 // returned is for ctx ending, and the report then covers what was done.
 // Documents are ingested one after another, each with up to Concurrency
 // embedding calls.
+//
+// A file not yet stored under its canonical Key takes over, when p.Legacy
+// is set, the document an earlier version stored for it under the path as
+// typed: it is renamed, so a file whose text has not changed is
+// "unchanged", and other copies of it under other spellings are deleted.
 func (p *Pipeline) IngestFiles(ctx context.Context, paths []string) (Report, error) {
+	legacy := p.Legacy != nil
+	if legacy {
+		var err error
+		if legacy, err = p.Legacy.HasLegacyFiles(ctx); err != nil {
+			return Report{}, fmt.Errorf("ingest: look for documents stored under older keys: %w", err)
+		}
+	}
 	return p.ingestAll(ctx, func(fn func(kb.Document) error) (Report, error) {
-		return Files(ctx, paths, fn)
+		return files(ctx, paths, func(doc kb.Document, id *sourceID) error {
+			if id != nil && legacy {
+				if err := p.adoptLegacy(ctx, doc, *id); err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					return fmt.Errorf("take over the document stored under an older key: %w", err)
+				}
+			}
+			return fn(doc)
+		})
 	})
 }
 

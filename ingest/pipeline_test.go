@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -183,6 +184,10 @@ func TestIngestRetriesTransientFailures(t *testing.T) {
 
 func TestIngestBoundsConcurrency(t *testing.T) {
 	var inFlight, peak, batches atomic.Int64
+	// Every call waits until two are in flight (once), so that the bound
+	// is seen to be used without counting on the scheduler; an embed of one
+	// batch at a time gives up waiting and fails below.
+	two, twoOnce := make(chan struct{}), sync.Once{}
 	emb := &fakeEmbedder{EmbedFn: func(_ context.Context, texts []string) ([][]float32, error) {
 		n := inFlight.Add(1)
 		defer inFlight.Add(-1)
@@ -193,7 +198,14 @@ func TestIngestBoundsConcurrency(t *testing.T) {
 			}
 		}
 		batches.Add(1)
-		time.Sleep(5 * time.Millisecond)
+		if n >= 2 {
+			twoOnce.Do(func() { close(two) })
+		}
+		select {
+		case <-two:
+		case <-time.After(20 * time.Second):
+		}
+		time.Sleep(time.Millisecond) // a window for a third call, were the bound broken
 		out := make([][]float32, len(texts))
 		for i := range out {
 			out[i] = []float32{1}
@@ -207,7 +219,7 @@ func TestIngestBoundsConcurrency(t *testing.T) {
 	}
 	wantBatches := int64((res.Chunks + 2) / 3)
 	if batches.Load() != wantBatches || peak.Load() != 2 {
-		t.Errorf("%d batches with at most %d in flight; want %d batches, 2 in flight", batches.Load(), peak.Load(), wantBatches)
+		t.Errorf("%d batches with at most %d in flight; want %d batches, 2 (Concurrency) in flight", batches.Load(), peak.Load(), wantBatches)
 	}
 }
 
@@ -241,6 +253,7 @@ func TestIngestFiles(t *testing.T) {
 		"docs/b.html":   "<h1>B</h1><p>Bee.</p>",
 		"docs/bin.txt":  "\x00\x01",
 		"docs/skip.png": "\x89PNG",
+		".git/HEAD":     "ref: refs/heads/main\n", // a checkout: keys are paths in it
 	})
 	t.Chdir(dir)
 	store := newMemStore()
@@ -264,19 +277,19 @@ func TestIngestFiles(t *testing.T) {
 	if rep.Unchanged != 1 || rep.Updated != 1 || rep.Added != 0 || rep.Chunks != 1 {
 		t.Errorf("second run: %s", rep)
 	}
-	if got := store.docs["/docs/b.html"].Chunks[0].Content; got != "# B\n\nBee, changed." {
+	if got := store.docs["/"+KeyPrefix+filepath.Base(dir)+"/docs/b.html"].Chunks[0].Content; got != "# B\n\nBee, changed." {
 		t.Errorf("stored %q", got)
 	}
 }
 
 func TestIngestFilesGoesOnAfterAFailedDocument(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"a.md": "# A", "b.md": "# B", "c.md": "# C"})
+	writeFiles(t, dir, map[string]string{"a.md": "# A", "b.md": "# B", "c.md": "# C", ".git/HEAD": "x"})
 	t.Chdir(dir)
 	store := newMemStore()
 	hash := store.DocumentHashFn
 	store.DocumentHashFn = func(ctx context.Context, ws, key string) (string, bool, error) {
-		if key == "b.md" {
+		if strings.HasSuffix(key, "/b.md") {
 			return "", false, errors.New("database is locked")
 		}
 		return hash(ctx, ws, key)
@@ -286,11 +299,11 @@ func TestIngestFilesGoesOnAfterAFailedDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Added != 2 || len(rep.Errors) != 1 || rep.Errors[0].Error() != "ingest: b.md: read stored hash: database is locked" {
+	if rep.Added != 2 || len(rep.Errors) != 1 || rep.Errors[0].Error() != "ingest: "+filepath.Base(dir)+"/b.md: read stored hash: database is locked" {
 		t.Errorf("report: %s", rep)
 	}
 	// Without an Embedder chunks are stored without vectors.
-	if c := store.docs["/a.md"].Chunks; len(c) != 1 || c[0].Embedding != nil {
+	if c := store.docs["/"+KeyPrefix+filepath.Base(dir)+"/a.md"].Chunks; len(c) != 1 || c[0].Embedding != nil {
 		t.Errorf("chunks = %+v", c)
 	}
 

@@ -12,8 +12,9 @@ import (
 )
 
 // Document is one ingested unit: a file, or a chat thread. Key is stable
-// across ingests (a path relative to the ingest root, or a message id), so
-// that re-ingesting replaces rather than duplicates.
+// across ingests (for a file, "file:" and its canonical path, see
+// ingest.Files; for chat, a message id), so that re-ingesting replaces
+// rather than duplicates.
 type Document struct {
 	Key       string            // stable identity, unique within a workspace
 	Title     string            // shown as the source title

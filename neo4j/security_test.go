@@ -185,17 +185,14 @@ func TestReadOnlyBounds(t *testing.T) {
 		t.Errorf("got %d rows from %q (truncated %v), %v", len(tab.rows), tab.query, tab.truncated, err)
 	}
 
-	// A slow query is stopped by the transaction timeout. (Its rows come
-	// from a product of ranges: one range of a billion the guard refuses.)
-	start := time.Now()
+	// A slow query is stopped by the transaction timeout, as its error
+	// says (no wall-clock limit: issue 14). (Its rows come from a product
+	// of ranges: one range of a billion the guard refuses.)
 	_, err = g.RunReadOnly(ctx, "UNWIND range(1, 10000) AS a UNWIND range(1, 10000) AS b UNWIND range(1, 10000) AS c "+
 		"WITH a WHERE a < 0 RETURN a", nil)
 	var neoErr *neo4jdrv.Neo4jError
 	if !errors.As(err, &neoErr) || !strings.Contains(neoErr.Code, "TimedOut") {
 		t.Errorf("slow query: %v", err)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("timeout took %v", d)
 	}
 }
 

@@ -287,13 +287,11 @@ func TestRetrieveTimeout(t *testing.T) {
 	srv, _ := fakeTavily(t, func(w http.ResponseWriter, _ int, _ wireRequest) { <-block })
 	defer close(block)
 	r := New(Config{APIKey: testKey, BaseURL: srv.URL, Timeout: 50 * time.Millisecond})
-	start := time.Now()
+	// The server never answers: only the Timeout can end the call, and the
+	// deadline error says it did (no wall-clock limit, issue 14).
 	_, err := r.Retrieve(context.Background(), agent.Request{Query: "x"})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want a deadline error", err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %v", d)
 	}
 }
 

@@ -12,10 +12,11 @@ import (
 
 // Config is every setting Switchboard reads, all from the environment.
 // The README's configuration table is generated from these tags (see
-// `bot config`), and a test keeps the two in step.
+// `bot config --docs`), and a test keeps the two in step; `bot config`
+// shows the values in effect.
 type Config struct {
 	DataDir string `env:"SWITCHBOARD_DATA_DIR" help:"Folder of the embedded SQLite store (default: the user's data dir, e.g. ~/.local/share/switchboard)"`
-	Demo    bool   `env:"SWITCHBOARD_DEMO" default:"true" help:"Load the bundled demo knowledge base when the embedded store is empty"`
+	Demo    bool   `env:"SWITCHBOARD_DEMO" default:"true" help:"Let ask, chat and serve load the bundled demo knowledge base into an empty embedded store, marked as the demo; ingest never loads it, and your first ingest or graph import removes it before storing yours, so it is never mixed with your documents"`
 
 	OpenAIKey       string        `env:"OPENAI_API_KEY" secret:"true" help:"API key of an OpenAI-compatible server; with OPENAI_BASE_URL alone, a keyless local server (Ollama) is used"`
 	OpenAIBaseURL   string        `env:"OPENAI_BASE_URL" help:"Base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1 for Ollama"`

@@ -17,6 +17,9 @@ func (m *Main) graph(ctx context.Context, app *App, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
+	if err := app.dropDemo(ctx); err != nil { // a user's graph never holds the demo's
+		return err
+	}
 	rep, err := ingest.ImportGraph(ctx, app.Graph, fs.Arg(1), fs.Arg(2))
 	fmt.Fprintln(m.Stdout, rep.String())
 	if err != nil {

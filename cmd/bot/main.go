@@ -10,6 +10,7 @@
 //	bot migrate                                 apply database migrations
 //	bot eval [flags] CASES.jsonl                score answers on a set of cases
 //	bot bench [--quick]                         run the benchmarks
+//	bot config [--docs]                         the settings in effect, or what each means
 //	bot version                                 print the build
 //	bot healthcheck                             exit 0 if the local bot serve is alive
 //
@@ -25,7 +26,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
+	"strings"
 	"syscall"
+	"time"
 )
 
 // Set at build time with -ldflags "-X main.version=... -X main.commit=... -X main.date=...".
@@ -58,6 +62,10 @@ type Main struct {
 	// listening, if set, is told the address `serve` listens on (tests use
 	// HTTP_ADDR=127.0.0.1:0).
 	listening func(addr string)
+	// now and terminal, if set, replace the clock and make progress be
+	// drawn as on a terminal (tests).
+	now      func() time.Time
+	terminal bool
 }
 
 // errUsage marks errors whose message was already printed with the usage;
@@ -88,13 +96,13 @@ Usage:
   bot eval [flags] CASES.jsonl                score answers on a set of cases (bot eval -h; eval/doc.go)
   bot eval export-feedback [--out FILE]       write the 👍/👎 votes from chat as eval cases
   bot bench [--quick]                         run the benchmarks, write bench/results.json (needs Go)
-  bot config                                  list the settings (environment variables)
+  bot config [--docs]                         the settings in effect and their source (--docs: what each means)
   bot version                                 print the version
   bot healthcheck                             exit 0 if the local 'bot serve' answers /healthz
 
 With nothing configured, Switchboard uses an embedded store, a demo knowledge
 base and an offline engine. Set OPENAI_API_KEY (or OPENAI_BASE_URL) for a model
-and TAVILY_API_KEY for web search; 'bot config' lists every setting.
+and TAVILY_API_KEY for web search; 'bot config' shows every setting.
 `
 
 // Run executes one subcommand.
@@ -109,7 +117,7 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		fmt.Fprintf(m.Stdout, "switchboard %s (commit %s, built %s)\n", version, commit, date)
 		return nil
 	case "config":
-		return m.printConfig()
+		return m.config(rest)
 	case "eval":
 		// Before Open: eval wires its own stores (a temporary one by default).
 		return m.eval(ctx, rest)
@@ -117,6 +125,9 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return m.bench(ctx, rest)
 	case "healthcheck":
 		// Before Open: a health probe must not connect to the stores.
+		if len(rest) > 0 {
+			return m.noArguments(cmd, rest)
+		}
 		return m.healthcheck(ctx, rest)
 	case "help", "-h", "--help":
 		fmt.Fprint(m.Stdout, usage)
@@ -131,13 +142,18 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		"serve":   m.serve,
 	}[cmd]
 	if !ok {
-		fmt.Fprintf(m.Stderr, "bot: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(m.Stderr, "bot: unknown command %q%s\n\n%s", cmd, didYouMean(cmd, commands), usage)
 		return errUsage
+	}
+	if (cmd == "serve" || cmd == "migrate") && len(rest) > 0 {
+		// Before Open: a mistyped flag needs no database.
+		return m.noArguments(cmd, rest)
 	}
 	cfg, err := LoadConfig(m.Getenv)
 	if err != nil {
 		return err
 	}
+	cfg.Demo = cfg.Demo && demoCommand(cmd) // only commands that answer load the demo (demo.go)
 	app, err := Open(ctx, cfg, m.Stderr)
 	if err != nil {
 		return err
@@ -149,24 +165,134 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	return nil
 }
 
+// commands are the subcommands, for "did you mean".
+var commands = []string{"serve", "ask", "chat", "ingest", "graph", "migrate", "eval", "bench", "config", "version", "healthcheck", "help"}
+
+// noArgSettings says, for the commands that take no flags or arguments,
+// which settings (environment variables, by prefix) configure them.
+var noArgSettings = map[string][]string{
+	"serve":       {"HTTP_ADDR", "SLACK_", "DISCORD_", "MAX_CONCURRENT_QUESTIONS", "MAX_QUEUED_QUESTIONS", "ANSWER_TIMEOUT", "SHUTDOWN_TIMEOUT"},
+	"migrate":     {"DATABASE_URL", "NEO4J_URI", "SWITCHBOARD_DATA_DIR"},
+	"healthcheck": {"HTTP_ADDR"},
+}
+
+// noArguments answers `bot serve --bogus`: what was wrong, that the command
+// takes no flags, and the settings that configure it instead.
+func (m *Main) noArguments(cmd string, args []string) error {
+	what := "argument"
+	if strings.HasPrefix(args[0], "-") {
+		what = "flag"
+	}
+	fmt.Fprintf(m.Stderr, "bot %s: unknown %s %s\nUsage: bot %s\n\n", cmd, what, args[0], cmd)
+	fmt.Fprintf(m.Stderr, "bot %s takes no flags or arguments: it is configured by environment variables (bot config shows the values in effect), among them:\n", cmd)
+	for _, s := range settingsDocs() {
+		for _, p := range noArgSettings[cmd] {
+			if s.name == p || (strings.HasSuffix(p, "_") && strings.HasPrefix(s.name, p)) {
+				fmt.Fprintf(m.Stderr, "  %s\n    \t%s\n", s.name, s.help)
+				break
+			}
+		}
+	}
+	return errUsage
+}
+
 // newFlags returns a FlagSet that prints its errors to m.Stderr.
 func (m *Main) newFlags(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(m.Stderr, "Usage: bot %s\n", synopsis)
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 && !strings.HasSuffix(synopsis, "Flags:") {
+			fmt.Fprintln(m.Stderr, "\nFlags:")
+		}
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// parse parses fs, turning flag errors into errUsage (already printed).
+// parse parses fs, turning flag errors into errUsage (already printed):
+// the flag that was wrong, the nearest defined flag if one is close, then
+// the command's usage with every flag and its help.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return errUsage
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard) // the flag package's own message is replaced below
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		usage()
+		return errHelp
 	}
-	return nil
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		msg = "unknown flag --" + name
+		if s := nearest(name, names); s != "" {
+			msg += " (did you mean --" + s + "?)"
+		}
+	}
+	fmt.Fprintf(out, "bot %s: %s\n", fs.Name(), msg)
+	usage()
+	return errUsage
+}
+
+// didYouMean is " (did you mean \"x\"?)" for the candidate nearest to s,
+// or "" when none is close.
+func didYouMean(s string, candidates []string) string {
+	if c := nearest(s, candidates); c != "" {
+		return fmt.Sprintf(" (did you mean %q?)", c)
+	}
+	return ""
+}
+
+// nearest returns the candidate at the smallest edit distance from s, if
+// that distance is small: at most 2, and less than half the candidate's
+// length, so that short words do not match everything.
+func nearest(s string, candidates []string) string {
+	s = strings.ToLower(s)
+	best, bestD := "", 3
+	sorted := append([]string(nil), candidates...)
+	sort.Strings(sorted) // ties go to the first in order, whatever the caller's order
+	for _, c := range sorted {
+		d := editDistance(s, c)
+		if d < bestD && 2*d < len([]rune(c)) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance of a and b: the
+// insertions, deletions, substitutions and swaps of adjacent letters that
+// turn one into the other ("ingset" → "ingest" is 1).
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }

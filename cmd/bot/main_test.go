@@ -217,6 +217,6 @@ func TestConfigTableInREADME(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), ConfigTable()) {
-		t.Errorf("README's configuration table is out of date; paste the output of `go run ./cmd/bot config`:\n%s", ConfigTable())
+		t.Errorf("README's configuration table is out of date; paste the output of `go run ./cmd/bot config --docs`:\n%s", ConfigTable())
 	}
 }

@@ -58,6 +58,8 @@ type App struct {
 	// Metrics are served at /metrics by `bot serve`.
 	Metrics *metrics.Metrics
 
+	demo *demoGuard // removes the demo before the user's first write; see demo.go
+
 	closers  []func()
 	pings    []func(context.Context) error // what /readyz checks
 	observer agent.Observer                // metrics and traces of every run
@@ -188,7 +190,12 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 		retrievers[agent.RouteWeb] = tavily.New(tavily.Config{APIKey: cfg.TavilyKey, BaseURL: cfg.TavilyBaseURL})
 	}
 	app.measured(retrievers)
-	app.Ingest = &ingest.Pipeline{Store: app.Metrics.DocumentStore(app.Docs), Embedder: app.Embedder}
+	var docs ingest.DocumentStore = app.Docs
+	if cfg.DatabaseURL == "" && cfg.Neo4jURI == "" {
+		app.demo = &demoGuard{db: embedded}
+		docs = guardedDocs{DocumentStore: docs, guard: app.demo}
+	}
+	app.Ingest = &ingest.Pipeline{Store: app.Metrics.DocumentStore(docs), Embedder: app.Embedder, Legacy: legacyFiles(app.Docs)}
 	if cfg.Demo && cfg.DatabaseURL == "" && cfg.Neo4jURI == "" {
 		if err := app.loadDemo(ctx); err != nil {
 			return nil, err
@@ -201,6 +208,7 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 		Checkpointer: threads,
 		Budgets:      agent.Budgets{MaxQuestionChars: cfg.MaxQuestionChars, MaxAnswerChars: cfg.MaxAnswerChars},
 		Observer:     app.observer,
+		Knowledge:    app.Docs,
 	}
 	if app.Model != nil {
 		acfg.Model = llm.NewBrain(app.Model)
@@ -212,7 +220,8 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 }
 
 // loadDemo fills an empty embedded store with the bundled demo knowledge
-// base, so that a fresh install can answer questions at once.
+// base, so that a fresh install can answer questions at once, and marks it
+// as the demo: the user's first ingest removes it (demo.go).
 func (app *App) loadDemo(ctx context.Context) error {
 	empty, err := app.Docs.Empty(ctx)
 	if err != nil || !empty {
@@ -233,7 +242,7 @@ func (app *App) loadDemo(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load the demo graph: %w", err)
 	}
-	return nil
+	return app.demo.db.MarkDemo(ctx) // removed by the first ingest (demo.go)
 }
 
 // Ready checks that the configured backends answer.

@@ -36,7 +36,10 @@ type Config struct {
 	MaxRetries int
 	// MaxRetryAfter caps one wait; zero means two minutes.
 	MaxRetryAfter time.Duration
-	Log           *slog.Logger
+	// Sleep waits out a retry's delay, or until ctx ends (default
+	// slackapi.Sleep, a timer); tests pass one that does not wait.
+	Sleep func(ctx context.Context, d time.Duration) error
+	Log   *slog.Logger
 }
 
 // Source reads Slack; it implements chat.Source and is safe for
@@ -460,7 +463,7 @@ var _ io.Writer = (*capped)(nil)
 // most MaxRetries times. A 429's wait is Slack's Retry-After (a second when
 // it names none), capped by MaxRetryAfter; the others back off.
 func (s *Source) retry(ctx context.Context, method string, call func() error) error {
-	return slackapi.Retry(ctx, slackapi.Policy{Retries: s.cfg.MaxRetries, MaxWait: s.cfg.MaxRetryAfter, Log: s.log}, method, call)
+	return slackapi.Retry(ctx, slackapi.Policy{Retries: s.cfg.MaxRetries, MaxWait: s.cfg.MaxRetryAfter, Sleep: s.cfg.Sleep, Log: s.log}, method, call)
 }
 
 // isNotFound reports whether Slack says the thread or message is gone.

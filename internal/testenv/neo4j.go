@@ -42,7 +42,7 @@ func Neo4jURI(t testing.TB) string {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("TEST_NEO4J_URI not set; CI must run the Neo4j tests (scripts/services.sh)")
 		}
-		t.Skip("TEST_NEO4J_URI not set; run scripts/services.sh")
+		skip(t, "TEST_NEO4J_URI not set; run scripts/services.sh")
 	}
 	unlock, err := lockNeo4j()
 	if err != nil {

@@ -27,7 +27,7 @@ func PostgresURL(t testing.TB) string {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("TEST_DATABASE_URL not set; CI must run the PostgreSQL tests (scripts/services.sh)")
 		}
-		t.Skip("TEST_DATABASE_URL not set; run scripts/services.sh")
+		skip(t, "TEST_DATABASE_URL not set; run scripts/services.sh")
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {

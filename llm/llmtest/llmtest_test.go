@@ -100,16 +100,15 @@ func TestFailures(t *testing.T) {
 	}
 }
 
+// The delay ends when the client gives up: were it to wait out its hour,
+// the server's Close at the end of the test (which waits for its handlers)
+// would time the test out. No wall-clock limit (issue 14).
 func TestDelayRespectsDeadline(t *testing.T) {
-	srv := llmtest.New(t).On("direct", "late").Delay(10 * time.Second)
+	srv := llmtest.New(t).On("direct", "late").Delay(time.Hour)
 	c, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	if _, _, err := srv.Brain().Direct(c, "q", nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the deadline", err)
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Error("the delay outlasted the client's deadline")
 	}
 }
 

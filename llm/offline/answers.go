@@ -438,16 +438,10 @@ func (f questionFocus) termIndexes() []int {
 	return out
 }
 
-// termsIn returns the share of the focus weight (the words that are not
-// names, and the numbers the question states) that w coversTerm, and the
-// words it misses. A synonym counts synonymShare.
-func (f questionFocus) termsIn(w answerPlace) (share float64, missing []int) {
-	share, missing, _ = f.termsAndNumbersIn(w)
-	return share, missing
-}
-
-// termsAndNumbersIn is termsIn, and also returns the numbers of the
-// question that w lacks, as written.
+// termsAndNumbersIn returns the share of the focus weight (the words that
+// are not names, and the numbers the question states) that w coversTerm,
+// the words it misses, and the numbers of the question that w lacks, as
+// written. A synonym counts synonymShare.
 func (f questionFocus) termsAndNumbersIn(w answerPlace) (share float64, missing []int, nums []string) {
 	var got, total float64
 	for i, k := range f.terms {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard/switchboard/agent"
 )
@@ -87,9 +86,25 @@ func FuzzBrain(f *testing.F) {
 	})
 }
 
-// TestHugeInputs checks that work is bounded: a 100 kB question and a
-// 1 MB document are handled quickly because only their prefixes are read.
+// TestHugeInputs checks that a 100 kB question and 1 MB documents are
+// handled (only their prefixes are read). How fast is BenchmarkHugeInputs'
+// to say: a wall-clock limit here failed CI on a loaded machine (issue 14).
 func TestHugeInputs(t *testing.T) {
+	hugeInputs(t)
+}
+
+// BenchmarkHugeInputs measures TestHugeInputs' work: well under a second
+// per op on a developer machine, because only prefixes are read.
+//
+//	go test ./llm/offline -run '^$' -bench HugeInputs
+func BenchmarkHugeInputs(b *testing.B) {
+	for b.Loop() {
+		hugeInputs(b)
+	}
+}
+
+func hugeInputs(t testing.TB) {
+	t.Helper()
 	ctx := context.Background()
 	b := testBrain()
 	question := strings.Repeat("Which suppliers are connected to Acme Corp and what is the refund policy? ", 1500)
@@ -98,7 +113,6 @@ func TestHugeInputs(t *testing.T) {
 	for i := range docs {
 		docs[i] = agent.Document{Title: "doc", Content: content, Route: agent.RouteVector}
 	}
-	start := time.Now()
 	if _, err := b.Condense(ctx, turns(question, question), question); err != nil {
 		t.Fatal(err)
 	}
@@ -124,8 +138,5 @@ func TestHugeInputs(t *testing.T) {
 	}
 	if _, err := NewEmbedder(0).Embed(ctx, []string{question, content}); err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("huge inputs took %v", d)
 	}
 }
