@@ -3,6 +3,8 @@ package agent
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/switchboard/switchboard/internal/markdown"
 )
 
 // ShortenedNote ends an answer that was cut to Budgets.MaxAnswerChars.
@@ -17,8 +19,10 @@ func shorten(text string, max int) string {
 	if max <= 0 || utf8.RuneCountInString(text) <= max {
 		return text
 	}
-	const fence = "\n```"
-	room := max - utf8.RuneCountInString(ShortenedNote) - len("\n\n") - len(fence)
+	// Room for the note, and for a line that closes the longest fence
+	// the cut could leave open.
+	closing := 1 + longestFence(text)
+	room := max - utf8.RuneCountInString(ShortenedNote) - len("\n\n") - closing
 	if room < 1 {
 		return string([]rune(text)[:max]) // a limit too small for the note
 	}
@@ -36,25 +40,47 @@ func shorten(text string, max int) string {
 		}
 	}
 	out := strings.TrimRight(head[:cut], " \t\n")
-	if strings.Count(out, "```")%2 == 1 {
-		out += fence
+	if f, open := openFence(out); open {
+		out += "\n" + f.Marker
 	}
 	return out + "\n\n" + ShortenedNote
 }
 
 // paragraphBreak returns the byte offset of the last blank line in s that
-// is outside a code block, or -1.
+// is outside a code block, or -1: the offset of the line break before it.
 func paragraphBreak(s string) int {
 	best := -1
-	for i := 0; ; {
-		j := strings.Index(s[i:], "\n\n")
-		if j < 0 {
-			return best
+	var fences markdown.Scanner
+	at := 0
+	lines := strings.Split(s, "\n")
+	for _, line := range lines[:len(lines)-1] { // the last has no line break: s was cut there
+		if fences.Line(line) == markdown.Text && strings.TrimSpace(line) == "" && at > 0 {
+			best = at - 1
 		}
-		at := i + j
-		if strings.Count(s[:at], "```")%2 == 0 {
-			best = at
-		}
-		i = at + 1
+		at += len(line) + 1
 	}
+	return best
+}
+
+// openFence returns the fence of the code block s leaves open, if any.
+func openFence(s string) (markdown.Fence, bool) {
+	var fences markdown.Scanner
+	for _, line := range strings.Split(s, "\n") {
+		fences.Line(line)
+	}
+	return fences.Fence()
+}
+
+// longestFence is the length of the longest fence marker in s, and at
+// least three, the length of the usual "```".
+func longestFence(s string) int {
+	n := 3
+	var fences markdown.Scanner
+	for _, line := range strings.Split(s, "\n") {
+		if fences.Line(line) == markdown.Open {
+			f, _ := fences.Fence()
+			n = max(n, len(f.Marker))
+		}
+	}
+	return n
 }

@@ -20,6 +20,11 @@ func TestShorten(t *testing.T) {
 			para("alpha", 20)},
 		{"one long paragraph, at a word", para("word", 100), 100, para("word", 14)},
 		{"an open code block is closed", "```\n" + strings.Repeat("line\n", 80), 100, "```\n" + strings.Repeat("line\n", 13) + "line\n```"},
+		{"an open tilde block is closed with tildes", "~~~\n" + strings.Repeat("line\n", 80), 100, "~~~\n" + strings.Repeat("line\n", 13) + "line\n~~~"},
+		// A four-backtick block shows a ``` block; its blank line is code,
+		// though the count of ``` before it is even.
+		{"not inside a longer fence", para("alpha", 20) + "\n\n````md\n```go\nx := 1\n\nx++\n```\n" + strings.Repeat("more code\n", 20) + "````\n\n" + para("tail", 30), 230,
+			para("alpha", 20)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,9 +1,11 @@
 // Package bench holds Switchboard's benchmarks and the report they write.
-// They are Go benchmarks, run by `go run ./cmd/bot bench [--quick]` or
+// They are Go benchmarks, not part of the product binary, because the
+// fakes of Slack, Discord and the model they drive are test code. Run them
+// with `make bench` (or `make bench-quick`), which is
 //
-//	go test ./bench -run '^$' -bench . -benchtime 1x [-short]
+//	go test ./bench -run '^$' -bench . -benchtime 1x -count 1 -timeout 30m [-short]
 //
-// which prints a table and writes bench/results.json (-short, the quick
+// and prints a table and writes bench/results.json (-short, the quick
 // mode, writes to the temporary folder unless given -results). Each
 // benchmark runs a fixed workload once per iteration, so -benchtime 1x is
 // the intended setting; go test's own ns/op is then the time of the whole

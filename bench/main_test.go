@@ -16,7 +16,6 @@ import (
 // Flags of the test binary, after go test's -args.
 var (
 	resultsPath = flag.String("results", "", "write the report here (default: results.json in this folder; in -short mode, the temporary folder)")
-	printTable  = flag.Bool("table", true, "print the report's table (bot bench prints it itself)")
 	command     = flag.String("command", "", "the command to record in the report (default: the go test command)")
 )
 
@@ -70,11 +69,9 @@ func finish() error {
 			path = filepath.Join(os.TempDir(), "switchboard-bench-quick.json")
 		}
 	}
-	if *printTable {
-		fmt.Println()
-		if err := r.WriteTable(os.Stdout); err != nil {
-			return err
-		}
+	fmt.Println()
+	if err := r.WriteTable(os.Stdout); err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := r.WriteJSON(&buf); err != nil {

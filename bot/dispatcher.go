@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/internal/panics"
 	"github.com/switchboard/switchboard/logs"
 )
@@ -451,7 +452,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 		return
 	}
 	if v.Result != nil && d.cfg.Feedback != nil {
-		a := Answer{ID: v.AnswerID, Thread: j.in.ThreadKey(), User: j.in.User, Question: j.in.Text,
+		a := feedback.Answer{ID: v.AnswerID, Thread: j.in.ThreadKey(), User: j.in.User, Question: j.in.Text,
 			Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: time.Now()}
 		if err := d.cfg.Feedback.SaveAnswer(fctx, a); err != nil {
 			log.Error("could not save the answer for feedback", "err", err)

@@ -2,9 +2,9 @@ package bot
 
 import (
 	"context"
-	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/feedback"
 )
 
 // Incoming is a question as a chat platform delivered it, already
@@ -69,21 +69,10 @@ type Deduper interface {
 	FirstSeen(ctx context.Context, key string) (bool, error)
 }
 
-// Answer is a finished answer as kept for feedback.
-type Answer struct {
-	ID       string
-	Thread   string
-	User     string
-	Question string
-	Answer   string
-	Route    agent.Route
-	Sources  []agent.Source
-	At       time.Time
-}
-
 // FeedbackStore keeps answers and the votes people give them.
+// The stores implement feedback.Store, of which the bot needs only this.
 type FeedbackStore interface {
-	SaveAnswer(ctx context.Context, a Answer) error
+	SaveAnswer(ctx context.Context, a feedback.Answer) error
 	// SaveVote records user's vote (+1 or -1) on the answer; a later vote by
 	// the same user replaces the earlier one.
 	SaveVote(ctx context.Context, answerID, user string, vote int) error

@@ -3,6 +3,8 @@ package bot
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/switchboard/switchboard/internal/markdown"
 )
 
 // Split cuts text into parts of at most limit characters (runes) for
@@ -44,7 +46,7 @@ func Split(text string, limit int) []string {
 			add(b.text + "\n\n")
 			continue
 		}
-		if b.fence == "" {
+		if !b.code {
 			for _, piece := range cutLines(b.text, limit) {
 				add(piece + "\n")
 			}
@@ -54,7 +56,7 @@ func Split(text string, limit int) []string {
 		// A fenced block longer than a part: cut between its lines and
 		// fence each piece.
 		open, body := reopenFence(b.fence, b.body, limit)
-		close := "```"
+		close := b.fence.Marker
 		room := limit - utf8.RuneCountInString(open) - len(close) - 2
 		for _, piece := range cutLines(body, room) {
 			flush()
@@ -76,26 +78,27 @@ const maxLangRunes = 20
 // the part for code; otherwise it becomes the body's first line, so that a
 // fence line longer than a part (a model's code written on it) is cut like
 // any other line instead of leaving no room at all.
-func reopenFence(fence, body string, limit int) (string, string) {
-	info := strings.TrimSpace(strings.TrimPrefix(fence, "```"))
+func reopenFence(f markdown.Fence, body string, limit int) (string, string) {
+	info := f.Info
 	n := utf8.RuneCountInString(info)
 	if n == 0 {
-		return "```", body
+		return f.Marker, body
 	}
-	if n <= maxLangRunes && !strings.ContainsAny(info, " \t`") && 3+n+3+2 <= limit/2 {
-		return "```" + info, body
+	if n <= maxLangRunes && !strings.ContainsAny(info, " \t`") && len(f.Marker)+n+len(f.Marker)+2 <= limit/2 {
+		return f.Marker + info, body
 	}
 	if body == "" {
-		return "```", info
+		return f.Marker, info
 	}
-	return "```", info + "\n" + body
+	return f.Marker, info + "\n" + body
 }
 
 // block is a paragraph or a fenced code block.
 type block struct {
-	text  string // as written
-	fence string // opening fence line ("```go") for code blocks
-	body  string // code block content between the fences
+	text  string         // as written
+	code  bool           // a fenced code block
+	fence markdown.Fence // its opening fence
+	body  string         // its content between the fences
 }
 
 // blocks splits text into paragraphs and fenced code blocks.
@@ -109,25 +112,26 @@ func blocks(text string) []block {
 		}
 	}
 	lines := strings.Split(text, "\n")
+	var fences markdown.Scanner
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") {
+		if fences.Line(line) == markdown.Open {
 			flushPara()
+			f, _ := fences.Fence()
 			j := i + 1
-			for j < len(lines) && strings.TrimSpace(lines[j]) != "```" {
+			for j < len(lines) && fences.Line(lines[j]) == markdown.Code {
 				j++
 			}
 			end := min(j, len(lines)-1)
 			body := strings.Join(lines[i+1:min(j, len(lines))], "\n")
-			out = append(out, block{text: strings.Join(lines[i:end+1], "\n"), fence: t, body: body})
+			out = append(out, block{text: strings.Join(lines[i:end+1], "\n"), code: true, fence: f, body: body})
 			if j >= len(lines) { // unclosed fence: close it so rendering stays sane
-				out[len(out)-1].text += "\n```"
+				out[len(out)-1].text += "\n" + f.Marker
 			}
 			i = end
 			continue
 		}
-		if t == "" {
+		if strings.TrimSpace(line) == "" {
 			flushPara()
 			continue
 		}

@@ -54,6 +54,35 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+// TestSplitReopensFence checks that a long code block is reopened and
+// closed with its own fence: tildes with tildes, and a longer fence (one
+// that shows a ``` block inside) with the same length, so that the inner
+// ``` lines stay code.
+func TestSplitReopensFence(t *testing.T) {
+	lines := strings.Repeat("echo hello world\n", 30)
+	cases := []struct {
+		name, text, open, close string
+	}{
+		{"backticks", "```sh\n" + lines + "```", "```sh\n", "\n```"},
+		{"tildes", "~~~sh\n" + lines + "~~~", "~~~sh\n", "\n~~~"},
+		{"four backticks", "````md\n```\n" + lines + "```\n````", "````md\n", "\n````"},
+		{"unclosed", "~~~\n" + lines, "~~~\n", "\n~~~"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			parts := Split(c.text, 200)
+			if len(parts) < 2 {
+				t.Fatalf("got %d parts, want the block split: %q", len(parts), parts)
+			}
+			for i, p := range parts {
+				if !strings.HasPrefix(p, c.open) || !strings.HasSuffix(p, c.close) {
+					t.Errorf("part %d is not fenced with %q…%q:\n%s", i, c.open, c.close, p)
+				}
+			}
+		})
+	}
+}
+
 func FuzzSplit(f *testing.F) {
 	f.Add("hello\n\n```go\ncode\n```\nmore", 40)
 	f.Fuzz(func(t *testing.T, text string, limit int) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/feedback"
 )
 
 func TestParse(t *testing.T) {
@@ -346,16 +347,19 @@ func TestRunCancelled(t *testing.T) {
 func TestFromVotes(t *testing.T) {
 	day := func(d int) time.Time { return time.Date(2025, 3, d, 12, 0, 0, 0, time.UTC) }
 	src := []agent.Source{{Title: "Refund Policy", Location: "docs/refund-policy.md"}}
-	votes := []Vote{
-		{Thread: "t1", Question: "What is our refund policy?", Answer: "30 days [1]", Route: "vector", Sources: src, Vote: 1, At: day(1)},
-		{Thread: "t1", Question: "What is our refund policy?", Answer: "30 days [1]", Route: "vector", Sources: src, Vote: 1, At: day(2)},
-		{Thread: "t2", Question: "Who supplies Acme?", Answer: "Nobody.", Route: "vector", Vote: -1, At: day(3)},
-		{Thread: "t3", Question: "Tied?", Answer: "Maybe.", Route: "direct", Vote: 1, At: day(4)},
-		{Thread: "t3", Question: "Tied?", Answer: "Maybe.", Route: "direct", Vote: -1, At: day(4)},
+	vote := func(thread, q, answer string, route agent.Route, src []agent.Source, v int, at time.Time) feedback.Vote {
+		return feedback.Vote{Answer: feedback.Answer{Thread: thread, Question: q, Answer: answer, Route: route, Sources: src, At: at}, Vote: v}
+	}
+	votes := []feedback.Vote{
+		vote("t1", "What is our refund policy?", "30 days [1]", "vector", src, 1, day(1)),
+		vote("t1", "What is our refund policy?", "30 days [1]", "vector", src, 1, day(2)),
+		vote("t2", "Who supplies Acme?", "Nobody.", "vector", nil, -1, day(3)),
+		vote("t3", "Tied?", "Maybe.", "direct", nil, 1, day(4)),
+		vote("t3", "Tied?", "Maybe.", "direct", nil, -1, day(4)),
 		// Asked again later with a better answer: the later verdict wins.
-		{Thread: "t4", Question: "who supplies acme?", Answer: "Globex [1].", Route: "graph",
-			Sources: []agent.Source{{Title: "Knowledge graph: neighbourhood of Acme"}}, Vote: 1, At: day(5)},
-		{Thread: "t5", Question: "", Vote: 1},
+		vote("t4", "who supplies acme?", "Globex [1].", "graph",
+			[]agent.Source{{Title: "Knowledge graph: neighbourhood of Acme"}}, 1, day(5)),
+		vote("t5", "", "", "", nil, 1, time.Time{}),
 	}
 	cases, notes := FromVotes(votes)
 	if len(cases) != 2 {

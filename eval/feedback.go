@@ -7,20 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/feedback"
 )
-
-// Vote is one person's vote on one answer, as the feedback stores keep it
-// (sqlite.Feedback.Votes, postgres.Feedback.List).
-type Vote struct {
-	Thread   string
-	Question string
-	Answer   string
-	Route    agent.Route
-	Sources  []agent.Source
-	Vote     int // +1 or -1
-	At       time.Time
-}
 
 // FromVotes turns votes into cases, with notes for people on what was
 // left out. The rules are deliberately simple, because a vote says little:
@@ -40,9 +28,9 @@ type Vote struct {
 // Follow-up questions are exported as they were asked, without their
 // thread: the feedback stores keep the thread's name, not its turns. Each
 // case's note says where it came from.
-func FromVotes(votes []Vote) (cases []Case, notes []string) {
+func FromVotes(votes []feedback.Vote) (cases []Case, notes []string) {
 	type tally struct {
-		v    Vote
+		v    feedback.Vote
 		net  int
 		up   int
 		down int
@@ -55,7 +43,7 @@ func FromVotes(votes []Vote) (cases []Case, notes []string) {
 			notes = append(notes, fmt.Sprintf("skipped a vote of %+d on %.40q: not a usable vote", v.Vote, v.Question))
 			continue
 		}
-		key := v.Thread + "\x00" + v.Question + "\x00" + v.Answer
+		key := v.Thread + "\x00" + v.Question + "\x00" + v.Answer.Answer
 		t, ok := byAnswer[key]
 		if !ok {
 			t = &tally{v: v}
@@ -107,7 +95,7 @@ func FromVotes(votes []Vote) (cases []Case, notes []string) {
 			}
 			cases = append(cases, c)
 		case t.net < 0:
-			cases = append(cases, Case{Question: t.v.Question, ExpectDifferent: true, PreviousAnswer: t.v.Answer,
+			cases = append(cases, Case{Question: t.v.Question, ExpectDifferent: true, PreviousAnswer: t.v.Answer.Answer,
 				Note: fmt.Sprintf("from feedback: %d 👍 %d 👎, %s; answered by the %s route", t.up, t.down, when, t.v.Route)})
 		default:
 			notes = append(notes, fmt.Sprintf("skipped %.60q: as many 👍 as 👎", t.v.Question))

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/text"
 )
 
 // badgeOrder is the order badges are listed in.
@@ -75,7 +75,7 @@ func WriteText(w io.Writer, s Summary, outcomes []Outcome) error {
 		fmt.Fprintf(w, "\nFailed (%d):\n", len(failed))
 	}
 	for _, o := range failed {
-		fmt.Fprintf(w, "  %s %s: %s\n", o.Case.Label(), clip(o.Case.Question, 60), strings.Join(Problems(o), "; "))
+		fmt.Fprintf(w, "  %s %q: %s\n", o.Case.Label(), text.Clip(text.OneLine(o.Case.Question), 60), strings.Join(Problems(o), "; "))
 	}
 	return nil
 }
@@ -140,15 +140,6 @@ func Problems(o Outcome) []string {
 		p = append(p, fmt.Sprintf("no source matches %q", o.Case.MustCite))
 	}
 	return p
-}
-
-// clip shortens s to n runes for a one-line listing, quoted.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) > n {
-		s = string([]rune(s)[:n-1]) + "…"
-	}
-	return fmt.Sprintf("%q", s)
 }
 
 // Report is the --json form of a run: the summary and every case.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/switchboard/switchboard/kb/words"
+	"github.com/switchboard/switchboard/internal/text"
 )
 
 // maxPropsShown bounds the properties printed per node or edge.
@@ -36,7 +36,7 @@ func formatProps(p map[string]string, n int) string {
 	}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + ": " + words.Clip(p[k], 80)
+		parts[i] = k + ": " + text.Clip(p[k], 80)
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/markdown"
 )
 
 // extractHTML turns an HTML page into Markdown-ish text: headings become
@@ -336,8 +338,8 @@ func listBreak(depth int) int {
 	return 1
 }
 
-// writePre writes a finished <pre> as a fenced block, with a fence longer
-// than any backtick run inside it.
+// writePre writes a finished <pre> as a fenced block, with a fence that
+// no line of it can close.
 func (w *htmlWriter) writePre() {
 	body := strings.TrimPrefix(w.preText.String(), "\n")
 	body = strings.TrimRight(body, " \t\n")
@@ -345,10 +347,7 @@ func (w *htmlWriter) writePre() {
 	if strings.TrimSpace(body) == "" {
 		return
 	}
-	fence := "```"
-	for strings.Contains(body, fence) {
-		fence += "`"
-	}
+	fence := markdown.FenceFor(body)
 	w.lineBreak(2)
 	w.flushBreak()
 	w.b.WriteString(fence + "\n" + body + "\n" + fence)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard/switchboard/internal/retry"
 	"github.com/switchboard/switchboard/kb"
 )
 
@@ -314,34 +315,35 @@ batches:
 }
 
 // embedBatch calls the embedder, retrying a failed or malformed answer
-// embedRetries times with a growing pause; ctx ending stops it at once.
+// embedRetries times after a pause that doubles from retryDelay, part of
+// it random so that the batches of one document do not retry together;
+// ctx ending stops it at once.
 func (p *Pipeline) embedBatch(ctx context.Context, batch []string) ([][]float32, error) {
 	delay := p.retryDelay
 	if delay <= 0 {
 		delay = defaultRetryDelay
 	}
-	for attempt := 1; ; attempt++ {
-		vecs, err := p.Embedder.Embed(ctx, batch)
+	var vecs [][]float32
+	attempts := 0
+	err := retry.Do(ctx, retry.Policy{Attempts: embedRetries + 1, Backoff: delay}, func(attempt int) retry.Outcome {
+		attempts = attempt
+		var err error
+		vecs, err = p.Embedder.Embed(ctx, batch)
 		if err == nil {
 			err = checkVectors(vecs, len(batch))
-			if err == nil {
-				return vecs, nil
-			}
 		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if err == nil {
+			return retry.Stop(nil)
 		}
-		if attempt > embedRetries {
-			return nil, fmt.Errorf("%w (gave up after %d attempts)", err, attempt)
-		}
-		t := time.NewTimer(delay * time.Duration(attempt))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
+		return retry.Again(err)
+	})
+	switch {
+	case err == nil:
+		return vecs, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
 	}
+	return nil, fmt.Errorf("%w (gave up after %d attempts)", err, attempts)
 }
 
 func checkVectors(vecs [][]float32, want int) error {

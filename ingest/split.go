@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/switchboard/switchboard/internal/markdown"
 	"github.com/switchboard/switchboard/kb"
 )
 
@@ -136,16 +137,18 @@ func parseSections(text, heading string) []section {
 		cur = section{heading: title, blocks: blocks, heads: len(blocks)}
 	}
 
+	var fences markdown.Scanner
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
-		if fence, ok := openingFence(line); ok {
+		if fences.Line(line) == markdown.Open {
 			flushPara()
+			fence, _ := fences.Fence()
 			j := i + 1
-			for j < len(lines) && !closesFence(lines[j], fence) {
+			for j < len(lines) && fences.Line(lines[j]) == markdown.Code {
 				j++
 			}
 			body := lines[i+1 : j]
-			end := strings.Repeat(fence[:1], len(fence)) // an unclosed block runs to the end: close it
+			end := fence.Marker // an unclosed block runs to the end: close it
 			if j < len(lines) {
 				end = strings.TrimSpace(lines[j])
 			} else {
@@ -190,52 +193,13 @@ func codeBlock(open string, lines []string, end string) block {
 }
 
 // indentOK strips up to three leading spaces; four or more make an indented
-// code line, which is never a heading or a fence.
+// code line, which is never a heading.
 func indentOK(line string) (string, bool) {
 	n := 0
 	for n < len(line) && line[n] == ' ' {
 		n++
 	}
 	return line[n:], n <= 3
-}
-
-// openingFence returns the fence run ("```", "~~~~") when line opens a
-// fenced code block.
-func openingFence(line string) (string, bool) {
-	s, ok := indentOK(line)
-	if !ok || len(s) < 3 || (s[0] != '`' && s[0] != '~') {
-		return "", false
-	}
-	n := 0
-	for n < len(s) && s[n] == s[0] {
-		n++
-	}
-	if n < 3 {
-		return "", false
-	}
-	if s[0] == '`' && strings.Contains(s[n:], "`") {
-		return "", false // inline code such as ```a``` is not a fence
-	}
-	return s[:n], true
-}
-
-// closesFence reports whether line closes a block opened by fence: the same
-// character, at least as many times, and nothing else.
-func closesFence(line, fence string) bool {
-	s, ok := indentOK(line)
-	if !ok {
-		return false
-	}
-	s = strings.TrimRight(s, " \t")
-	if len(s) < len(fence) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] != fence[0] {
-			return false
-		}
-	}
-	return true
 }
 
 // atxHeading returns the text of an ATX heading line: one to six '#', then
@@ -276,16 +240,11 @@ func isSetextUnderline(line string) bool {
 // outside code blocks, or "".
 func firstHeading(text string) string {
 	lines := strings.Split(normalizeNewlines(text), "\n")
-	fence, paraLines := "", 0
+	var fences markdown.Scanner
+	paraLines := 0
 	for i, line := range lines {
-		if fence != "" {
-			if closesFence(line, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if f, ok := openingFence(line); ok {
-			fence, paraLines = f, 0
+		if fences.Line(line) != markdown.Text {
+			paraLines = 0
 			continue
 		}
 		if title, ok := atxHeading(line); ok && title != "" {

@@ -13,6 +13,7 @@ import (
 	"text/template"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/text"
 )
 
 // Brain is the model-backed agent.Brain: every port of the agent's nodes
@@ -347,7 +348,7 @@ func document(n int, d agent.Document) string {
 
 // attr makes s safe inside a double-quoted attribute on one line.
 func attr(s string) string {
-	return html.EscapeString(strings.Join(strings.Fields(clip(s, maxAttrRunes)), " "))
+	return html.EscapeString(text.OneLine(clip(s, maxAttrRunes)))
 }
 
 // history renders the most recent turns of a thread, or nothing.
@@ -371,11 +372,7 @@ func history(turns []agent.Turn) string {
 	return b.String()
 }
 
-// clip shortens s to at most n runes, saying that it did.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + " …[truncated]"
-}
+// clip shortens s to at most n runes for a prompt, saying so in words: a
+// model that reads "[truncated]" knows the text goes on, where it might
+// take a bare "…" for the end.
+func clip(s string, n int) string { return text.ClipWith(s, n, " …[truncated]") }

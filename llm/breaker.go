@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/breaker"
 )
 
 // ErrCircuitOpen means the model server failed so often in a row that the
@@ -29,16 +30,17 @@ func (e *CircuitOpenError) Error() string {
 // Is makes errors.Is(err, ErrCircuitOpen) true.
 func (e *CircuitOpenError) Is(target error) bool { return target == ErrCircuitOpen }
 
-// CircuitState is the state of a Client's circuit breaker.
-type CircuitState string
+// CircuitState is the state of a Client's circuit breaker: package
+// breaker's, the same as the knowledge graph's.
+type CircuitState = breaker.State
 
 // The states: closed lets every call through; open refuses them all for
 // the cool-down; half-open lets one probe through, whose outcome closes
 // or reopens the circuit.
 const (
-	CircuitClosed   CircuitState = "closed"
-	CircuitOpen     CircuitState = "open"
-	CircuitHalfOpen CircuitState = "half-open"
+	CircuitClosed   = breaker.Closed
+	CircuitOpen     = breaker.Open
+	CircuitHalfOpen = breaker.HalfOpen
 )
 
 // BreakerConfig sets up a Client's circuit breaker. A failure is a request
@@ -59,113 +61,32 @@ type BreakerConfig struct {
 	OnChange func(CircuitState)
 }
 
-// breaker is the circuit breaker's state machine.
-type breaker struct {
-	cfg BreakerConfig
-
-	mu       sync.Mutex
-	state    CircuitState
-	failures int       // consecutive failures
-	opened   time.Time // when the circuit last opened
-	probing  bool      // a half-open probe is in flight
-}
-
-func newBreaker(cfg BreakerConfig) *breaker {
-	if cfg.Cooldown <= 0 {
-		cfg.Cooldown = 30 * time.Second
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	return &breaker{cfg: cfg, state: CircuitClosed}
-}
-
-// allow reports whether a request may go out now.
-func (b *breaker) allow() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	switch b.state {
-	case CircuitOpen:
-		wait := b.opened.Add(b.cfg.Cooldown).Sub(b.cfg.Now())
-		if wait > 0 {
-			return &CircuitOpenError{Failures: b.failures, RetryIn: wait}
-		}
-		b.set(CircuitHalfOpen)
-		b.probing = true
-		return nil
-	case CircuitHalfOpen:
-		if b.probing {
-			// One probe at a time: the others would only pile onto a
-			// server that may still be down.
-			return &CircuitOpenError{Failures: b.failures}
-		}
-		b.probing = true
-	}
-	return nil
-}
-
-// outcome is how an allowed request went.
-type outcome int
-
-const (
-	succeeded outcome = iota
-	failed
-	abandoned // the caller gave up: says nothing about the server
-)
-
-// record takes the outcome of a request that allow let through.
-func (b *breaker) record(o outcome) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	switch o {
-	case succeeded:
-		b.failures, b.probing = 0, false
-		b.set(CircuitClosed)
-	case failed:
-		b.failures++
-		if b.state == CircuitHalfOpen || b.failures >= b.cfg.Failures {
-			b.opened, b.probing = b.cfg.Now(), false
-			b.set(CircuitOpen)
-		}
-	case abandoned:
-		if b.state == CircuitHalfOpen {
-			b.probing = false // let the next request probe
-		}
-	}
-}
-
-func (b *breaker) set(s CircuitState) {
-	if b.state == s {
-		return
-	}
-	b.state = s
-	if b.cfg.OnChange != nil {
-		b.cfg.OnChange(s)
-	}
+func newBreaker(cfg BreakerConfig) *breaker.Breaker {
+	return breaker.New(breaker.Config{Failures: cfg.Failures, Cooldown: cfg.Cooldown, Now: cfg.Now, OnChange: cfg.OnChange})
 }
 
 // breakerTransport puts the breaker in front of the retrying transport, so
 // that one failure is a request whose retries were all used up.
 type breakerTransport struct {
 	base http.RoundTripper
-	b    *breaker
+	b    *breaker.Breaker
 }
 
 func (t *breakerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := t.b.allow(); err != nil {
+	if r, ok := t.b.Allow(); !ok {
 		if req.Body != nil {
 			req.Body.Close() // a RoundTripper must close the body, even on error
 		}
-		return nil, err
+		return nil, &CircuitOpenError{Failures: r.Failures, RetryIn: r.RetryIn}
 	}
 	resp, err := t.base.RoundTrip(req)
 	switch {
 	case req.Context().Err() != nil:
-		t.b.record(abandoned)
+		t.b.Record(breaker.Abandoned)
 	case retryable(resp, err):
-		t.b.record(failed)
+		t.b.Record(breaker.Failure)
 	default:
-		t.b.record(succeeded)
+		t.b.Record(breaker.Success)
 	}
 	return resp, err
 }

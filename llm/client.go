@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/retry"
 )
 
 // Defaults for the zero values of Config.
@@ -116,7 +117,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.HTTPClient != nil {
 		*hc = *cfg.HTTPClient
 	}
-	rt := &retryTransport{base: hc.Transport, retries: cfg.MaxRetries, timeout: cfg.Timeout, sleep: sleepCtx}
+	rt := &retryTransport{base: hc.Transport, retries: cfg.MaxRetries, timeout: cfg.Timeout, sleep: retry.Sleep}
 	if rt.base == nil {
 		rt.base = http.DefaultTransport
 	}

@@ -15,6 +15,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/retry"
 )
 
 // fakeAPI is a minimal OpenAI-compatible server whose every answer is
@@ -354,30 +355,7 @@ func TestRetry(t *testing.T) {
 	}
 }
 
-func TestRetryAfterParsing(t *testing.T) {
-	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := []struct {
-		header, value string
-		want          time.Duration
-		ok            bool
-	}{
-		{"Retry-After", "2", 2 * time.Second, true},
-		{"Retry-After", "0", 0, true},
-		{"Retry-After", now.Add(7 * time.Second).Format(http.TimeFormat), 7 * time.Second, true},
-		{"Retry-After", now.Add(-time.Minute).Format(http.TimeFormat), 0, true},
-		{"Retry-After", "soon", 0, false},
-		{"Retry-After-Ms", "250", 250 * time.Millisecond, true},
-		{"X-Other", "5", 0, false},
-	}
-	for _, tt := range tests {
-		h := http.Header{}
-		h.Set(tt.header, tt.value)
-		got, ok := retryAfter(h, now)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("%s: %s = %v, %v; want %v, %v", tt.header, tt.value, got, ok, tt.want, tt.ok)
-		}
-	}
-}
+// Retry-After parsing is retry.After's, tested in internal/retry.
 
 func TestAttemptTimeout(t *testing.T) {
 	// The first attempt is never answered (until the test ends), so only
@@ -416,7 +394,7 @@ func TestCancelStopsRetrying(t *testing.T) {
 	var waits []time.Duration
 	var slept []error
 	c.rt.sleep = func(ctx context.Context, d time.Duration) error {
-		err := sleepCtx(ctx, d)
+		err := retry.Sleep(ctx, d)
 		waits, slept = append(waits, d), append(slept, err)
 		return err
 	}
@@ -431,19 +409,6 @@ func TestCancelStopsRetrying(t *testing.T) {
 	}
 	if len(waits) != 1 || waits[0] != 20*time.Second || !errors.Is(slept[0], context.DeadlineExceeded) {
 		t.Errorf("waits %v ended with %v; want the 20s the server asked for, ended by the deadline", waits, slept)
-	}
-}
-
-// sleepCtx ends with its ctx: were it to wait out the hour, the test would
-// time out.
-func TestSleepCtxEndsWithCtx(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := sleepCtx(ctx, time.Hour); !errors.Is(err, context.Canceled) {
-		t.Errorf("sleepCtx = %v, want Canceled", err)
-	}
-	if err := sleepCtx(context.Background(), time.Nanosecond); err != nil {
-		t.Errorf("sleepCtx = %v, want nil after its time", err)
 	}
 }
 

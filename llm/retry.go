@@ -3,12 +3,12 @@ package llm
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
-	"math/rand/v2"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/retry"
 )
 
 // Retry tuning. The waits are short because a person is watching the
@@ -32,8 +32,8 @@ type retryTransport struct {
 	retries int           // retries after the first attempt
 	timeout time.Duration // per attempt
 
-	// sleep waits d or until ctx is done. Tests replace it to record the
-	// waits instead of spending them.
+	// sleep waits d or until ctx is done (retry.Sleep). Tests replace it
+	// to record the waits instead of spending them.
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
@@ -43,30 +43,35 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ctx := req.Context()
-	var waited time.Duration
-	for attempt := 0; ; attempt++ {
-		resp, err := t.once(req, body)
-		if attempt >= t.retries || ctx.Err() != nil || !retryable(resp, err) {
-			return resp, err
+	var resp *http.Response
+	p := retry.Policy{
+		Attempts: t.retries + 1, Backoff: firstBackoff, MaxBackoff: maxBackoff, Budget: maxTotalWait, Sleep: t.sleep,
+		// The answer we retry is drained before the wait, so that its
+		// connection can carry the next attempt.
+		OnRetry: func(int, error, time.Duration) { discard(resp); resp = nil },
+	}
+	err = retry.Do(ctx, p, func(int) retry.Outcome {
+		var err error
+		resp, err = t.once(req, body)
+		if ctx.Err() != nil || !retryable(resp, err) {
+			return retry.Stop(err)
 		}
-		wait := backoff(attempt)
 		if resp != nil {
-			if d, ok := retryAfter(resp.Header, time.Now()); ok {
-				wait = d
+			if d, ok := retry.After(resp.Header, time.Now()); ok {
+				return retry.Later(err, d)
 			}
 		}
-		// Retrying before the server said it is ready would only earn
-		// another 429, so when the wait does not fit the budget we give up
-		// and let the caller see the server's answer.
-		if waited+wait > maxTotalWait {
-			return resp, err
-		}
+		return retry.Again(err)
+	})
+	// A wait longer than the budget, or no retries left, ends with the
+	// server's last answer, which the caller should see; a context that
+	// ended a wait, with the context's error.
+	var stopped *retry.StoppedError
+	if errors.As(err, &stopped) {
 		discard(resp)
-		if err := t.sleep(ctx, wait); err != nil {
-			return nil, err
-		}
-		waited += wait
+		return nil, stopped.Ctx
 	}
+	return resp, err
 }
 
 // once makes one attempt with its own timeout. The timeout's context must
@@ -113,38 +118,6 @@ func retryable(resp *http.Response, err error) bool {
 	return false
 }
 
-// backoff is the wait before retry number attempt+1 when the server gave no
-// Retry-After: exponential with jitter, so that replicas throttled together
-// do not come back together.
-func backoff(attempt int) time.Duration {
-	d := firstBackoff << attempt
-	if d > maxBackoff || d <= 0 {
-		d = maxBackoff
-	}
-	return d/2 + rand.N(d/2+1)
-}
-
-// retryAfter reads how long the server asked us to wait: OpenAI's
-// retry-after-ms, or the standard Retry-After in seconds or as an HTTP date.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.Atoi(v); err == nil {
-		return time.Duration(max(s, 0)) * time.Second, true
-	}
-	if at, err := http.ParseTime(v); err == nil {
-		return max(at.Sub(now), 0), true
-	}
-	return 0, false
-}
-
 // discard drains a little of a response we will not use, so the connection
 // can be reused, and closes it.
 func discard(resp *http.Response) {
@@ -153,18 +126,6 @@ func discard(resp *http.Response) {
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
-}
-
-// sleepCtx waits d, or less when ctx ends first.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // cancelOnClose releases an attempt's timeout when its body is closed.

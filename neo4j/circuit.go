@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/breaker"
+	"github.com/switchboard/switchboard/internal/retry"
 )
 
 // This file bounds how long reads wait for a Neo4j that does not answer.
@@ -69,90 +70,50 @@ func (e *UnavailableError) Unwrap() []error {
 	return out
 }
 
-// CircuitState is the state of a Graph's circuit breaker.
-type CircuitState string
+// CircuitState is the state of a Graph's circuit breaker: package
+// breaker's, the same as the model client's.
+type CircuitState = breaker.State
 
 // The states: closed lets every read through; open refuses them all for
 // the cool-down; half-open lets one probe through, whose outcome closes
 // or reopens the circuit.
 const (
-	CircuitClosed   CircuitState = "closed"
-	CircuitOpen     CircuitState = "open"
-	CircuitHalfOpen CircuitState = "half-open"
+	CircuitClosed   = breaker.Closed
+	CircuitOpen     = breaker.Open
+	CircuitHalfOpen = breaker.HalfOpen
 )
 
 // outcome is how a read that the breaker let through went.
-type outcome int
+type outcome = breaker.Outcome
 
 const (
-	succeeded outcome = iota // the server answered, even with an error
-	failed                   // the server could not be reached
-	abandoned                // the caller gave up, or the error says nothing about the server
+	succeeded = breaker.Success   // the server answered, even with an error
+	failed    = breaker.Failure   // the server could not be reached
+	abandoned = breaker.Abandoned // the caller gave up, or the error says nothing about the server
 )
 
-// circuit is the breaker's state machine; the same one as the model
-// client's (package llm), for graph reads. A nil *circuit lets everything
+// circuit puts package breaker's state machine in front of graph reads,
+// refusing with an *UnavailableError. A nil *circuit lets everything
 // through (Config.CircuitFailures < 0).
-type circuit struct {
-	failures int           // threshold
-	cooldown time.Duration // how long it stays open
-	now      func() time.Time
-	onChange func(CircuitState)
+type circuit struct{ b *breaker.Breaker }
 
-	mu      sync.Mutex
-	state   CircuitState
-	failed  int       // consecutive failures
-	opened  time.Time // when it last opened
-	probing bool      // a half-open probe is in flight
-}
+func newCircuit(cfg breaker.Config) *circuit { return &circuit{b: breaker.New(cfg)} }
 
 // allow reports whether a read may go out now.
 func (c *circuit) allow() error {
 	if c == nil {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch c.state {
-	case CircuitOpen:
-		wait := c.opened.Add(c.cooldown).Sub(c.now())
-		if wait > 0 {
-			return &UnavailableError{Failures: c.failed, RetryIn: wait}
-		}
-		c.set(CircuitHalfOpen)
-		c.probing = true
-	case CircuitHalfOpen:
-		if c.probing {
-			// One probe at a time: the others would only pile onto a
-			// server that may still be down.
-			return &UnavailableError{Failures: c.failed}
-		}
-		c.probing = true
+	if r, ok := c.b.Allow(); !ok {
+		return &UnavailableError{Failures: r.Failures, RetryIn: r.RetryIn}
 	}
 	return nil
 }
 
 // record takes the outcome of a read that allow let through.
 func (c *circuit) record(o outcome) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch o {
-	case succeeded:
-		c.failed, c.probing = 0, false
-		c.set(CircuitClosed)
-	case failed:
-		c.failed++
-		if c.state == CircuitHalfOpen || c.failed >= c.failures {
-			c.opened, c.probing = c.now(), false
-			c.set(CircuitOpen)
-		}
-	case abandoned:
-		if c.state == CircuitHalfOpen {
-			c.probing = false // let the next read probe
-		}
+	if c != nil {
+		c.b.Record(o)
 	}
 }
 
@@ -161,19 +122,7 @@ func (c *circuit) current() CircuitState {
 	if c == nil {
 		return CircuitClosed
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.state
-}
-
-func (c *circuit) set(s CircuitState) {
-	if c.state == s {
-		return
-	}
-	c.state = s
-	if c.onChange != nil {
-		c.onChange(s)
-	}
+	return c.b.State()
 }
 
 // retryDelays are the waits between the attempts of one read that could
@@ -189,31 +138,33 @@ var retryDelays = []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisec
 // itself) plus ReadBudget (for reaching the server): a server that took
 // the connection but never answers is given up on then. While attempts
 // fail to reach the server and ReadBudget is not spent, f is tried again
-// if retry is set; only reads that may safely run twice set it (not the
+// if again is set; only reads that may safely run twice set it (not the
 // generated query itself, which may be what brought the server down).
 //
 // It returns f's error, or an *UnavailableError when the server could not
 // be reached or the circuit is open.
-func (g *Graph) reach(ctx context.Context, retry bool, f func(ctx context.Context) error) error {
+func (g *Graph) reach(ctx context.Context, again bool, f func(ctx context.Context) error) error {
 	if err := g.circuit.allow(); err != nil {
 		return err
 	}
 	start := g.now()
-	var err error
-	for attempt := 0; ; attempt++ {
+	err := retry.Do(ctx, retry.Policy{Attempts: len(retryDelays) + 1, Sleep: g.sleep}, func(attempt int) retry.Outcome {
 		actx, cancel := context.WithTimeout(ctx, g.cfg.QueryTimeout+g.cfg.ReadBudget)
-		err = f(actx)
+		err := f(actx)
 		cancel()
-		if err == nil || ctx.Err() != nil || !unreachable(err) || !retry || attempt >= len(retryDelays) {
-			break
+		if err == nil || ctx.Err() != nil || !unreachable(err) || !again || attempt > len(retryDelays) {
+			return retry.Stop(err)
 		}
-		wait := retryDelays[attempt]
+		wait := retryDelays[attempt-1]
 		if g.now().Add(wait).Sub(start) >= g.cfg.ReadBudget {
-			break
+			return retry.Stop(err) // the budget counts the attempts too
 		}
-		if serr := g.sleep(ctx, wait); serr != nil {
-			break
-		}
+		return retry.Later(err, wait)
+	})
+	// A wait ended by ctx leaves the read's own error, which the
+	// switch below takes as abandoned.
+	if stopped := (*retry.StoppedError)(nil); errors.As(err, &stopped) {
+		err = stopped.Err
 	}
 	switch {
 	case err == nil:
@@ -258,17 +209,6 @@ func isServerAnswer(err error) bool {
 	return errors.As(err, &neoErr) || errors.As(err, &refused)
 }
 
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+// sleepCtx is the Graph's sleep outside tests: retry's timer, which ends
+// with ctx.
+func sleepCtx(ctx context.Context, d time.Duration) error { return retry.Sleep(ctx, d) }

@@ -27,6 +27,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
 
 	"github.com/switchboard/switchboard/graphwalk"
+	"github.com/switchboard/switchboard/internal/breaker"
 	"github.com/switchboard/switchboard/migrations"
 )
 
@@ -152,8 +153,8 @@ func Open(ctx context.Context, cfg Config) (*Graph, error) {
 	}
 	g := &Graph{drv: drv, cfg: cfg, log: log, now: time.Now, sleep: sleepCtx}
 	if cfg.CircuitFailures > 0 {
-		g.circuit = &circuit{failures: cfg.CircuitFailures, cooldown: cfg.CircuitCooldown, state: CircuitClosed,
-			now: func() time.Time { return g.now() }, onChange: g.circuitChanged}
+		g.circuit = newCircuit(breaker.Config{Failures: cfg.CircuitFailures, Cooldown: cfg.CircuitCooldown,
+			Now: func() time.Time { return g.now() }, OnChange: g.circuitChanged})
 	}
 	return g, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/breaker"
 	"github.com/switchboard/switchboard/llm/offline"
 )
 
@@ -260,8 +261,8 @@ func TestRetrieverOutage(t *testing.T) {
 func TestCircuitStates(t *testing.T) {
 	clock := newFakeClock()
 	var changes []CircuitState
-	c := &circuit{failures: 3, cooldown: time.Minute, now: clock.now, state: CircuitClosed,
-		onChange: func(s CircuitState) { changes = append(changes, s) }}
+	c := newCircuit(breaker.Config{Failures: 3, Cooldown: time.Minute, Now: clock.now,
+		OnChange: func(s CircuitState) { changes = append(changes, s) }})
 	fail := func() {
 		t.Helper()
 		if err := c.allow(); err != nil {

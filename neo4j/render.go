@@ -9,7 +9,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 
-	"github.com/switchboard/switchboard/kb/words"
+	"github.com/switchboard/switchboard/internal/text"
 )
 
 // Bounds on how much of one value is shown: a generated query may return
@@ -26,7 +26,7 @@ const (
 // as [a, b], maps as {k: v} in key order. Nothing here can fail: a value
 // of a type it does not know is printed with %v.
 func formatValue(v any) string {
-	return words.Clip(formatAny(v, 0), maxValueRunes)
+	return text.Clip(formatAny(v, 0), maxValueRunes)
 }
 
 func formatAny(v any, depth int) string {
@@ -37,7 +37,7 @@ func formatAny(v any, depth int) string {
 	case nil:
 		return "null"
 	case string:
-		return words.Clip(x, maxValueRunes)
+		return text.Clip(x, maxValueRunes)
 	case bool:
 		return strconv.FormatBool(x)
 	case int64:

@@ -10,6 +10,7 @@ import (
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/switchboard/switchboard/internal/text"
 	"github.com/switchboard/switchboard/kb/words"
 )
 
@@ -249,7 +250,7 @@ func propInfo(ctx context.Context, tx neo4jdrv.ManagedTransaction, match string,
 func example(v any) string {
 	switch x := v.(type) {
 	case string:
-		return strconv.Quote(words.Clip(x, 40))
+		return strconv.Quote(text.Clip(x, 40))
 	case int64, float64, bool:
 		return formatValue(x)
 	}

@@ -4,83 +4,93 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/feedback"
 )
 
-// FeedbackRecord is one person's vote on one answer, with what was asked
-// and answered, so that evaluations can replay it.
-type FeedbackRecord struct {
-	ID       int64 // assigned by Record
-	Thread   string
-	Question string
-	Answer   string
-	Route    agent.Route
-	Sources  []agent.Source
-	Vote     int // +1 helpful, -1 not
-	User     string
-	Created  time.Time // set by Record
-}
-
-// Feedback stores votes on answers.
+// Feedback keeps chat answers and people's votes on them. A vote row
+// copies its answer's question, route and sources, so that it outlives
+// the answer (answers may be pruned; votes feed evaluations).
 type Feedback struct {
 	db *DB
 }
+
+var _ feedback.Store = (*Feedback)(nil)
 
 // NewFeedback returns a Feedback stored in db.
 func NewFeedback(db *DB) *Feedback {
 	return &Feedback{db: db}
 }
 
-// Record stores r and returns its id. Vote must be +1 or -1.
-func (f *Feedback) Record(ctx context.Context, r FeedbackRecord) (int64, error) {
-	if r.Vote != 1 && r.Vote != -1 {
-		return 0, fmt.Errorf("postgres: record feedback: vote %d is neither +1 nor -1", r.Vote)
-	}
-	sources := r.Sources
+// SaveAnswer stores an answer posted in chat, for the votes it may get.
+func (f *Feedback) SaveAnswer(ctx context.Context, a feedback.Answer) error {
+	sources := a.Sources
 	if sources == nil {
 		sources = []agent.Source{} // stored as [], not null
 	}
 	js, err := marshalJSONB(sources)
 	if err != nil {
-		return 0, fmt.Errorf("postgres: record feedback: %w", err)
+		return fmt.Errorf("postgres: save answer: %w", err)
 	}
-	var id int64
-	err = f.db.pool.QueryRow(ctx, `INSERT INTO feedback (thread, question, answer, route, sources, vote, user_id, created)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-		cleanText(r.Thread), cleanText(r.Question), cleanText(r.Answer), string(r.Route), string(js), r.Vote,
-		cleanText(r.User), f.db.now()).Scan(&id)
+	_, err = f.db.pool.Exec(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+		a.ID, cleanText(a.Thread), cleanText(a.User), cleanText(a.Question), cleanText(a.Answer), string(a.Route), string(js), a.At)
 	if err != nil {
-		return 0, fmt.Errorf("postgres: record feedback: %w", err)
+		return fmt.Errorf("postgres: save answer %q: %w", a.ID, err)
 	}
-	return id, nil
+	return nil
 }
 
-// List returns every record, oldest first.
-func (f *Feedback) List(ctx context.Context) ([]FeedbackRecord, error) {
-	rows, err := f.db.pool.Query(ctx, `SELECT id, thread, question, answer, route, sources, vote, user_id, created
-		FROM feedback ORDER BY created, id`)
+// SaveVote records voter's vote on a saved answer, with the answer's
+// question, route and sources; a later vote by the same person replaces
+// the earlier one.
+func (f *Feedback) SaveVote(ctx context.Context, answerID, voter string, vote int) error {
+	if vote != 1 && vote != -1 {
+		return fmt.Errorf("postgres: save vote: vote %d is neither +1 nor -1", vote)
+	}
+	tag, err := f.db.pool.Exec(ctx, `INSERT INTO feedback (answer_id, thread, question, answer, route, sources, vote, user_id, created)
+		SELECT id, thread, question, answer, route, sources, $2, $3, $4 FROM answers WHERE id = $1
+		ON CONFLICT (answer_id, user_id) WHERE answer_id IS NOT NULL
+		DO UPDATE SET vote = excluded.vote, created = excluded.created`,
+		answerID, vote, cleanText(voter), f.db.now())
 	if err != nil {
-		return nil, fmt.Errorf("postgres: list feedback: %w", err)
+		return fmt.Errorf("postgres: save vote on %q: %w", answerID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("postgres: save vote on %q: %w", answerID, feedback.ErrUnknownAnswer)
+	}
+	return nil
+}
+
+// Votes returns every vote with its answer, oldest first. A vote whose
+// answer row is gone keeps what it copied; its answer time is then the
+// vote's.
+func (f *Feedback) Votes(ctx context.Context) ([]feedback.Vote, error) {
+	rows, err := f.db.pool.Query(ctx, `SELECT coalesce(v.answer_id, ''), v.thread, coalesce(a.user_id, ''), v.question, v.answer,
+			v.route, v.sources, coalesce(a.created, v.created), v.vote, v.user_id, v.created
+		FROM feedback v LEFT JOIN answers a ON a.id = v.answer_id ORDER BY v.created, v.id`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list votes: %w", err)
 	}
 	defer rows.Close()
-	var out []FeedbackRecord
+	var out []feedback.Vote
 	for rows.Next() {
-		var r FeedbackRecord
+		var v feedback.Vote
 		var route string
 		var sources []byte
-		if err := rows.Scan(&r.ID, &r.Thread, &r.Question, &r.Answer, &route, &sources, &r.Vote, &r.User, &r.Created); err != nil {
-			return nil, fmt.Errorf("postgres: list feedback: %w", err)
+		if err := rows.Scan(&v.ID, &v.Thread, &v.User, &v.Question, &v.Answer.Answer, &route, &sources, &v.At,
+			&v.Vote, &v.Voter, &v.VotedAt); err != nil {
+			return nil, fmt.Errorf("postgres: list votes: %w", err)
 		}
-		r.Route = agent.Route(route)
-		if err := json.Unmarshal(sources, &r.Sources); err != nil {
-			return nil, fmt.Errorf("postgres: list feedback %d: sources: %w", r.ID, err)
+		v.Route = agent.Route(route)
+		if err := json.Unmarshal(sources, &v.Sources); err != nil {
+			return nil, fmt.Errorf("postgres: list votes: answer %q sources: %w", v.ID, err)
 		}
-		out = append(out, r)
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres: list feedback: %w", err)
+		return nil, fmt.Errorf("postgres: list votes: %w", err)
 	}
 	return out, nil
 }

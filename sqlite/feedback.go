@@ -3,12 +3,11 @@ package sqlite
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
-	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/feedback"
 )
 
 // Feedback keeps chat answers and people's votes on them.
@@ -16,13 +15,13 @@ type Feedback struct {
 	db *DB
 }
 
-var _ bot.FeedbackStore = (*Feedback)(nil)
+var _ feedback.Store = (*Feedback)(nil)
 
 // NewFeedback returns a Feedback stored in db.
 func NewFeedback(db *DB) *Feedback { return &Feedback{db: db} }
 
 // SaveAnswer stores an answer that people may vote on.
-func (f *Feedback) SaveAnswer(ctx context.Context, a bot.Answer) error {
+func (f *Feedback) SaveAnswer(ctx context.Context, a feedback.Answer) error {
 	sources, err := json.Marshal(nonNil(a.Sources))
 	if err != nil {
 		return fmt.Errorf("sqlite: save answer: %w", err)
@@ -36,48 +35,41 @@ func (f *Feedback) SaveAnswer(ctx context.Context, a bot.Answer) error {
 	return nil
 }
 
-// ErrUnknownAnswer is returned for a vote on an answer that was never saved.
-var ErrUnknownAnswer = errors.New("unknown answer")
-
-// SaveVote stores user's vote on an answer, replacing an earlier one.
-func (f *Feedback) SaveVote(ctx context.Context, answerID, user string, vote int) error {
+// SaveVote stores voter's vote on an answer, replacing an earlier one.
+func (f *Feedback) SaveVote(ctx context.Context, answerID, voter string, vote int) error {
+	if vote != 1 && vote != -1 {
+		return fmt.Errorf("sqlite: save vote: vote %d is neither +1 nor -1", vote)
+	}
 	res, err := f.db.db.ExecContext(ctx, `INSERT INTO votes (answer_id, user_id, vote, created)
 		SELECT id, ?, ?, ? FROM answers WHERE id = ?
 		ON CONFLICT (answer_id, user_id) DO UPDATE SET vote = excluded.vote, created = excluded.created`,
-		user, vote, f.db.now().UnixMilli(), answerID)
+		voter, vote, f.db.now().UnixMilli(), answerID)
 	if err != nil {
 		return fmt.Errorf("sqlite: save vote on %q: %w", answerID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("sqlite: save vote on %q: %w", answerID, ErrUnknownAnswer)
+		return fmt.Errorf("sqlite: save vote on %q: %w", answerID, feedback.ErrUnknownAnswer)
 	}
 	return nil
 }
 
-// Voted is an answer with a vote, as exported for evaluation.
-type Voted struct {
-	bot.Answer
-	Vote  int
-	Voter string
-}
-
 // Votes returns every vote with its answer, oldest first.
-func (f *Feedback) Votes(ctx context.Context) ([]Voted, error) {
-	rows, err := f.db.db.QueryContext(ctx, `SELECT a.id, a.thread, a.user_id, a.question, a.answer, a.route, a.sources, a.created, v.vote, v.user_id
+func (f *Feedback) Votes(ctx context.Context) ([]feedback.Vote, error) {
+	rows, err := f.db.db.QueryContext(ctx, `SELECT a.id, a.thread, a.user_id, a.question, a.answer, a.route, a.sources, a.created, v.vote, v.user_id, v.created
 		FROM votes v JOIN answers a ON a.id = v.answer_id ORDER BY v.created, a.id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list votes: %w", err)
 	}
 	defer rows.Close()
-	var out []Voted
+	var out []feedback.Vote
 	for rows.Next() {
-		var v Voted
+		var v feedback.Vote
 		var route, sources string
-		var created int64
-		if err := rows.Scan(&v.ID, &v.Thread, &v.User, &v.Question, &v.Answer.Answer, &route, &sources, &created, &v.Vote, &v.Voter); err != nil {
+		var created, voted int64
+		if err := rows.Scan(&v.ID, &v.Thread, &v.User, &v.Question, &v.Answer.Answer, &route, &sources, &created, &v.Vote, &v.Voter, &voted); err != nil {
 			return nil, fmt.Errorf("sqlite: list votes: %w", err)
 		}
-		v.Route, v.At = agent.Route(route), time.UnixMilli(created)
+		v.Route, v.At, v.VotedAt = agent.Route(route), time.UnixMilli(created), time.UnixMilli(voted)
 		if err := json.Unmarshal([]byte(sources), &v.Sources); err != nil {
 			return nil, fmt.Errorf("sqlite: list votes: answer %q sources: %w", v.ID, err)
 		}

@@ -11,12 +11,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/retry"
+	"github.com/switchboard/switchboard/internal/text"
 )
 
 // Defaults for Config.
@@ -86,7 +86,7 @@ func New(cfg Config) *Retriever {
 		cfg.MaxResults = DefaultMaxResults
 	}
 	cfg.MaxResults = min(cfg.MaxResults, maxResultsLimit)
-	return &Retriever{cfg: cfg, sleep: sleep}
+	return &Retriever{cfg: cfg, sleep: retry.Sleep}
 }
 
 // Configured reports whether the Retriever has an API key.
@@ -172,7 +172,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Do
 	}
 	body, err := json.Marshal(searchRequest{
 		APIKey:      r.cfg.APIKey,
-		Query:       truncate(query, maxQueryRunes),
+		Query:       text.ClipWith(query, maxQueryRunes, ""),
 		MaxResults:  n,
 		SearchDepth: "basic",
 	})
@@ -182,16 +182,25 @@ func (r *Retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Do
 
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
-	resp, err := r.post(ctx, body)
-	if se := (*StatusError)(nil); errors.As(err, &se) && se.Code == http.StatusTooManyRequests {
-		wait, ok := retryAfter(resp)
-		if !ok {
-			return nil, err
-		}
-		if err := r.sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("tavily: search: waiting to retry: %w", err)
-		}
+	// Only a 429 is retried, once, after its Retry-After (a second when
+	// it names none); one that asks for more than maxRetryAfter is
+	// returned at once.
+	var resp *response
+	p := retry.Policy{Attempts: 2, Budget: maxRetryAfter, Sleep: r.sleep}
+	err = retry.Do(ctx, p, func(int) retry.Outcome {
+		var err error
 		resp, err = r.post(ctx, body)
+		if se := (*StatusError)(nil); errors.As(err, &se) && se.Code == http.StatusTooManyRequests {
+			wait, ok := retry.After(resp.header, time.Now())
+			if !ok {
+				wait = defaultRetryAfter
+			}
+			return retry.Later(err, wait)
+		}
+		return retry.Stop(err)
+	})
+	if stopped := (*retry.StoppedError)(nil); errors.As(err, &stopped) {
+		return nil, fmt.Errorf("tavily: search: waiting to retry: %w", stopped.Ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -261,71 +270,12 @@ func (r *Retriever) post(ctx context.Context, body []byte) (*response, error) {
 	return resp, nil
 }
 
-// retryAfter returns how long to wait before retrying a 429: the
-// Retry-After header in seconds or as a date, else a second. ok is false
-// when the server asks for longer than maxRetryAfter.
-func retryAfter(resp *response) (time.Duration, bool) {
-	if resp == nil {
-		return defaultRetryAfter, true
-	}
-	v := strings.TrimSpace(resp.header.Get("Retry-After"))
-	if v == "" {
-		return defaultRetryAfter, true
-	}
-	var wait time.Duration
-	if secs, err := strconv.Atoi(v); err == nil {
-		wait = time.Duration(max(secs, 0)) * time.Second
-	} else if at, err := http.ParseTime(v); err == nil {
-		wait = max(time.Until(at), 0)
-	} else {
-		return defaultRetryAfter, true
-	}
-	return wait, wait <= maxRetryAfter
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // excerpt returns the start of a response body for an error message, on
 // one line, with the API key blanked in case the server echoed it.
 func excerpt(body []byte, key string) string {
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(body), "\uFFFD")), " ")
+	s := text.OneLine(strings.ToValidUTF8(string(body), "\uFFFD"))
 	if key != "" {
 		s = strings.ReplaceAll(s, key, "[redacted]")
 	}
-	if t := truncate(s, 200); t != s {
-		return t + "…"
-	}
-	return s
-}
-
-// truncate cuts s to at most n runes, at a space when there is one near
-// the end.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	cut := 0
-	for i := range s {
-		if n == 0 {
-			cut = i
-			break
-		}
-		n--
-	}
-	if sp := strings.LastIndexByte(s[:cut], ' '); sp > cut*3/4 {
-		cut = sp
-	}
-	return s[:cut]
+	return text.ClipWords(s, 200)
 }

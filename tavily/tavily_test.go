@@ -242,33 +242,56 @@ func TestRetrieve429Limits(t *testing.T) {
 	}
 }
 
+// The wait after a 429 is its Retry-After, a second when it names none
+// or none that can be read, and no retry at all past maxRetryAfter.
 func TestRetryAfter(t *testing.T) {
-	h := func(v string) *response {
-		r := &response{header: http.Header{}}
-		if v != "" {
-			r.header.Set("Retry-After", v)
-		}
-		return r
-	}
 	tests := []struct {
-		in   *response
-		want time.Duration
-		ok   bool
+		header string // "" sends none
+		waits  []time.Duration
 	}{
-		{nil, time.Second, true},
-		{h(""), time.Second, true},
-		{h("3"), 3 * time.Second, true},
-		{h("-1"), 0, true},
-		{h("soon"), time.Second, true},
-		{h("6"), 6 * time.Second, false},
-		{h(time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)), 0, false},
-		{h(time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat)), 0, true},
+		{"", []time.Duration{time.Second}},
+		{"3", []time.Duration{3 * time.Second}},
+		{"-1", []time.Duration{0}},
+		{"soon", []time.Duration{time.Second}},
+		{"6", nil},
+		{time.Now().Add(time.Hour).UTC().Format(http.TimeFormat), nil},
+		{time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat), []time.Duration{0}},
 	}
-	for i, tt := range tests {
-		got, ok := retryAfter(tt.in)
-		if ok != tt.ok || (ok && got != tt.want) {
-			t.Errorf("%d: retryAfter = %v, %v; want %v, %v", i, got, ok, tt.want, tt.ok)
-		}
+	for _, tt := range tests {
+		t.Run(tt.header, func(t *testing.T) {
+			srv, calls := fakeTavily(t, func(w http.ResponseWriter, n int, _ wireRequest) {
+				if n == 1 {
+					if tt.header != "" {
+						w.Header().Set("Retry-After", tt.header)
+					}
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				}
+				w.Write([]byte(okBody))
+			})
+			r := New(Config{APIKey: testKey, BaseURL: srv.URL})
+			var waited []time.Duration
+			r.sleep = func(_ context.Context, d time.Duration) error { waited = append(waited, d); return nil }
+			_, err := r.Retrieve(context.Background(), agent.Request{Query: "x"})
+			if !reflect.DeepEqual(waited, tt.waits) || (err == nil) != (tt.waits != nil) || calls.Load() != int64(1+len(tt.waits)) {
+				t.Errorf("waited %v, then %v after %d calls; want waits %v", waited, err, calls.Load(), tt.waits)
+			}
+		})
+	}
+}
+
+// Cancelling the search while it waits to retry ends it with the
+// context's error.
+func TestRetrieveCancelledWhileWaiting(t *testing.T) {
+	srv, calls := fakeTavily(t, func(w http.ResponseWriter, _ int, _ wireRequest) {
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
+	r := New(Config{APIKey: testKey, BaseURL: srv.URL})
+	ctx, cancel := context.WithCancel(context.Background())
+	r.sleep = func(ctx context.Context, _ time.Duration) error { cancel(); return ctx.Err() }
+	_, err := r.Retrieve(ctx, agent.Request{Query: "x"})
+	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "tavily: search: waiting to retry: ") || calls.Load() != 1 {
+		t.Errorf("err = %v after %d calls, want the cancel while waiting, after 1", err, calls.Load())
 	}
 }
 

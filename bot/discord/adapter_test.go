@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/discord"
 	"github.com/switchboard/switchboard/bot/discord/discordtest"
+	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/internal/testenv"
 	"github.com/switchboard/switchboard/llm/offline"
 	"github.com/switchboard/switchboard/postgres"
@@ -94,28 +95,28 @@ func (c *counting) count() int {
 	return len(c.submits)
 }
 
-// feedback is a bot.FeedbackStore in memory.
-type feedback struct {
+// memFeedback is a bot.FeedbackStore in memory.
+type memFeedback struct {
 	mu      sync.Mutex
-	answers map[string]bot.Answer
+	answers map[string]feedback.Answer
 	votes   []string // "answer user vote"
 }
 
-func (f *feedback) SaveAnswer(_ context.Context, a bot.Answer) error {
+func (f *memFeedback) SaveAnswer(_ context.Context, a feedback.Answer) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.answers[a.ID] = a
 	return nil
 }
 
-func (f *feedback) SaveVote(_ context.Context, answerID, user string, vote int) error {
+func (f *memFeedback) SaveVote(_ context.Context, answerID, user string, vote int) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.votes = append(f.votes, fmt.Sprintf("%s %s %+d", answerID, user, vote))
 	return nil
 }
 
-func (f *feedback) list() []string {
+func (f *memFeedback) list() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.votes...)
@@ -168,7 +169,7 @@ type harness struct {
 	ad   *discord.Adapter
 	disp *counting
 	ret  *retriever
-	fb   *feedback
+	fb   *memFeedback
 	url  string // http mode: the adapter's endpoint
 }
 
@@ -188,7 +189,7 @@ func start(t *testing.T, mode string, opt options) *harness {
 	if opt.asker != nil {
 		asker = opt.asker(ag)
 	}
-	fb := &feedback{answers: map[string]bot.Answer{}}
+	fb := &memFeedback{answers: map[string]feedback.Answer{}}
 	d := bot.NewDispatcher(bot.Config{Agent: asker, Workers: opt.workers, Queue: opt.queue,
 		Interval: 10 * time.Millisecond, Feedback: fb, Log: log, Dedupe: opt.dedupe})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -334,7 +335,7 @@ func TestAsk(t *testing.T) {
 			"What is our data retention policy?", // the question as title
 			"24 months",                          // the answer
 			"[Data retention policy](https://wiki.example.com/policies/retention)", // a linked source
-			"`vector`",        // the route
+			"`vector`",          // the route
 			"Medium confidence", // the badge: offline answers are never high
 		} {
 			if !strings.Contains(text, want) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/internal/text"
 )
 
 // Discord's limits on one message. They are counted in characters, which
@@ -79,7 +80,7 @@ func progress(v bot.View) Message {
 	var b strings.Builder
 	b.WriteString("⏳ **Working on it…**")
 	for _, s := range v.Status {
-		b.WriteString("\n› " + escape(clip(oneLine(s), statusLine)))
+		b.WriteString("\n› " + escape(clip(text.OneLine(s), statusLine)))
 	}
 	e := &discordgo.MessageEmbed{Title: title(v.Question), Description: clip(b.String(), maxDescription), Color: colorProgress}
 	return Message{Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}}
@@ -167,10 +168,10 @@ func details(r *agent.Result) []*discordgo.MessageEmbedField {
 
 	route := fmt.Sprintf("`%s`", r.Route)
 	if r.RouteReason != "" {
-		route += " — " + escape(oneLine(r.RouteReason))
+		route += " — " + escape(text.OneLine(r.RouteReason))
 	}
 	if r.Standalone != "" && r.Standalone != r.Question {
-		route += "\nunderstood as “" + escape(oneLine(r.Standalone)) + "”"
+		route += "\nunderstood as “" + escape(text.OneLine(r.Standalone)) + "”"
 	}
 	fields = append(fields, &discordgo.MessageEmbedField{Name: "Route", Value: clip(route, maxFieldValue)})
 
@@ -180,7 +181,7 @@ func details(r *agent.Result) []*discordgo.MessageEmbedField {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString("• " + escape(oneLine(c)))
+			b.WriteString("• " + escape(text.OneLine(c)))
 		}
 		fields = append(fields, &discordgo.MessageEmbedField{Name: "Not verified against the sources", Value: clip(b.String(), maxFieldValue)})
 	}
@@ -191,7 +192,7 @@ func details(r *agent.Result) []*discordgo.MessageEmbedField {
 // title; file paths show as code; Cypher, the evidence of a graph answer,
 // as a code block; a graph walk by its description.
 func sourceLine(s agent.Source) string {
-	title := escape(oneLine(s.Title))
+	title := escape(text.OneLine(s.Title))
 	loc := strings.TrimSpace(s.Location)
 	head := fmt.Sprintf("**[%d]** ", s.N)
 	switch {
@@ -206,9 +207,9 @@ func sourceLine(s agent.Source) string {
 		code := strings.ReplaceAll(clip(loc, cypherMax), "```", "` ` `")
 		return head + clip(title, 80) + "\n```cypher\n" + code + "\n```"
 	case s.Route == agent.RouteGraph:
-		return head + clip(title, 150) + " — _" + clip(escape(oneLine(loc)), 200) + "_"
+		return head + clip(title, 150) + " — _" + clip(escape(text.OneLine(loc)), 200) + "_"
 	default:
-		return head + clip(title, 150) + " — `" + clip(strings.ReplaceAll(oneLine(loc), "`", "'"), 200) + "`"
+		return head + clip(title, 150) + " — `" + clip(strings.ReplaceAll(text.OneLine(loc), "`", "'"), 200) + "`"
 	}
 }
 
@@ -251,7 +252,7 @@ func confidenceColor(c agent.Confidence) int {
 
 // title is the question as an embed title, on one line.
 func title(q string) string {
-	return clip(oneLine(q), maxTitle)
+	return clip(text.OneLine(q), maxTitle)
 }
 
 // size is what an embed counts towards maxEmbedTotal.
@@ -302,28 +303,9 @@ func units(s string) int {
 	return n
 }
 
-// clip shortens s to at most n units, ending with "…" if cut.
-func clip(s string, n int) string {
-	if units(s) <= n {
-		return s
-	}
-	used := 0
-	var b strings.Builder
-	for _, r := range s {
-		w := 1
-		if r > 0xFFFF {
-			w = 2
-		}
-		if used+w > n-1 {
-			break
-		}
-		b.WriteRune(r)
-		used += w
-	}
-	return b.String() + "…"
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// clip shortens s to at most n UTF-16 code units, ending with "…" if cut:
+// Discord counts its limits in those units, and rejects a message over one.
+func clip(s string, n int) string { return text.ClipUTF16(s, n) }
 
 // escape keeps text from other people (titles, reasons, claims) from
 // turning into Markdown.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/switchboard/switchboard/internal/retry"
 )
 
 // Retry limits for rate-limited requests. Discord asks for waits of
@@ -23,31 +25,31 @@ const (
 // longer than ctx allows. discordgo keeps a bucket per route (per channel,
 // per interaction token), so a rate-limited thread waits alone.
 func (a *Adapter) do(ctx context.Context, op string, call func(...discordgo.RequestOption) error) error {
-	for attempt := 1; ; attempt++ {
+	p := retry.Policy{Attempts: maxAttempts, OnRetry: func(attempt int, _ error, wait time.Duration) {
+		a.log.Debug("rate limited; retrying", "op", op, "after", wait, "attempt", attempt)
+	}}
+	err := retry.Do(ctx, p, func(attempt int) retry.Outcome {
 		err := call(discordgo.WithContext(ctx))
 		var rl *discordgo.RateLimitError
-		if err == nil {
-			return nil
-		}
 		if !errors.As(err, &rl) || attempt == maxAttempts {
-			return fmt.Errorf("discord: %s: %w", op, err)
+			return retry.Stop(err)
 		}
 		wait := max(rl.RetryAfter, 10*time.Millisecond)
 		if wait > maxRetryWait {
-			return fmt.Errorf("discord: %s: rate limited for %v: %w", op, rl.RetryAfter, err)
+			return retry.Stop(fmt.Errorf("rate limited for %v: %w", rl.RetryAfter, err))
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return fmt.Errorf("discord: %s: rate limited past the deadline: %w", op, err)
+			return retry.Stop(fmt.Errorf("rate limited past the deadline: %w", err))
 		}
-		a.log.Debug("rate limited; retrying", "op", op, "after", wait, "attempt", attempt)
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("discord: %s: %w", op, ctx.Err())
-		}
+		return retry.Later(err, wait)
+	})
+	if stopped := (*retry.StoppedError)(nil); errors.As(err, &stopped) {
+		err = stopped.Ctx
 	}
+	if err != nil {
+		return fmt.Errorf("discord: %s: %w", op, err)
+	}
+	return nil
 }
 
 // isGone reports whether err says an interaction's webhook can no longer

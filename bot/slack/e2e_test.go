@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
+	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/llm/offline"
 )
 
@@ -111,7 +112,7 @@ type votes struct {
 	m  map[string]int // answer id + " " + user → vote
 }
 
-func (v *votes) SaveAnswer(context.Context, bot.Answer) error { return nil }
+func (v *votes) SaveAnswer(context.Context, feedback.Answer) error { return nil }
 
 func (v *votes) SaveVote(_ context.Context, answerID, user string, vote int) error {
 	v.mu.Lock()

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/internal/markdown"
+	"github.com/switchboard/switchboard/internal/text"
 )
 
 // Slack's limits on one message, and the margin this renderer keeps.
@@ -82,7 +83,7 @@ func FinalMessages(v bot.View) [][]slack.Block {
 		var b strings.Builder
 		b.WriteString("*Not verified against the sources:*")
 		for _, c := range r.Unsupported {
-			b.WriteString("\n• " + escape(oneLine(c)))
+			b.WriteString("\n• " + escape(text.OneLine(c)))
 		}
 		for _, part := range bot.Split(b.String(), sectionLimit) {
 			trailer = append(trailer, section(part))
@@ -118,7 +119,7 @@ func progressBlocks(v bot.View) []slack.Block {
 	if len(v.Status) > 0 {
 		lines := make([]string, len(v.Status))
 		for i, s := range v.Status {
-			lines[i] = "› " + escape(clip(oneLine(s), contextLimit))
+			lines[i] = "› " + escape(text.Clip(text.OneLine(s), contextLimit))
 		}
 		blocks = append(blocks, slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, strings.Join(lines, "\n"), false, false)))
 	}
@@ -129,11 +130,11 @@ func progressBlocks(v bot.View) []slack.Block {
 func fallback(v bot.View) string {
 	switch {
 	case !v.Done:
-		return escape("Working on: " + clip(oneLine(v.Question), fallbackLimit))
+		return escape("Working on: " + text.Clip(text.OneLine(v.Question), fallbackLimit))
 	case v.Result == nil:
 		return escape(v.Failed)
 	default:
-		return clip(oneLine(mrkdwn(v.Result.Answer)), fallbackLimit)
+		return text.Clip(text.OneLine(mrkdwn(v.Result.Answer)), fallbackLimit)
 	}
 }
 
@@ -147,7 +148,7 @@ func sourceLines(sources []agent.Source) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		title := escape(oneLine(s.Title))
+		title := escape(text.OneLine(s.Title))
 		loc := strings.TrimSpace(s.Location)
 		fmt.Fprintf(&b, "*[%d]* ", s.N)
 		switch {
@@ -162,9 +163,9 @@ func sourceLines(sources []agent.Source) string {
 			// Fences on lines of their own, so that bot.Split sees them.
 			b.WriteString(title + "\n```\n" + escape(strings.ReplaceAll(loc, "```", "` ` `")) + "\n```")
 		case s.Route == agent.RouteGraph:
-			b.WriteString(title + " — _" + escape(oneLine(loc)) + "_")
+			b.WriteString(title + " — _" + escape(text.OneLine(loc)) + "_")
 		default:
-			b.WriteString(title + " — `" + escape(strings.ReplaceAll(oneLine(loc), "`", "'")) + "`")
+			b.WriteString(title + " — `" + escape(strings.ReplaceAll(text.OneLine(loc), "`", "'")) + "`")
 		}
 	}
 	return b.String()
@@ -196,25 +197,14 @@ func section(text string) slack.Block {
 	return slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, text, false, false), nil, nil)
 }
 
-func contextBlock(text string) slack.Block {
-	return slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, clip(text, contextLimit*2), false, false))
+func contextBlock(s string) slack.Block {
+	return slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, text.Clip(s, contextLimit*2), false, false))
 }
 
 // escape replaces the three characters Slack treats as markup.
 var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 func escape(s string) string { return escaper.Replace(s) }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clip shortens s to at most n runes, marking the cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:n-1])) + "…"
-}
 
 var (
 	mdLink   = regexp.MustCompile(`\[([^\[\]\n]+)\]\((https?://[^\s()]+)\)`)
@@ -229,21 +219,20 @@ var (
 // mrkdwn translates the Markdown a model writes into Slack's mrkdwn: bold,
 // italics, strike-through, headings, bullets and links change syntax; code
 // keeps its text; and Slack's control characters are escaped everywhere.
-// Fences lose their language tag, which mrkdwn would show as text.
+// Fences become plain ``` lines: mrkdwn would show a language tag as
+// text, and knows no ~~~ fences.
 func mrkdwn(md string) string {
 	lines := strings.Split(md, "\n")
-	inFence := false
+	var fences markdown.Scanner
 	for i, line := range lines {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			inFence = !inFence
+		switch fences.Line(line) {
+		case markdown.Open, markdown.Close:
 			lines[i] = "```"
-			continue
-		}
-		if inFence {
+		case markdown.Code:
 			lines[i] = escape(line)
-			continue
+		default:
+			lines[i] = mrkdwnLine(line)
 		}
-		lines[i] = mrkdwnLine(line)
 	}
 	return strings.Join(lines, "\n")
 }

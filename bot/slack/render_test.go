@@ -225,6 +225,7 @@ func TestMrkdwn(t *testing.T) {
 		{"a < b & c > d", "a &lt; b &amp; c &gt; d"},
 		{"use `a**b**c` here", "use `a**b**c` here"},
 		{"```python\nx = 1 < 2\n**not bold**\n```", "```\nx = 1 &lt; 2\n**not bold**\n```"},
+		{"~~~ python\n**not bold**\n~~~", "```\n**not bold**\n```"},
 		{"2 * 3 * 4", "2 * 3 * 4"},
 	}
 	for _, c := range cases {

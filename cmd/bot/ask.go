@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/internal/text"
 )
 
 // ask answers one question and prints the route, progress, answer, sources
@@ -56,7 +57,7 @@ func printResult(w io.Writer, r agent.Result) {
 	if len(r.Sources) > 0 {
 		fmt.Fprintln(w, "Sources:")
 		for _, s := range r.Sources {
-			fmt.Fprintf(w, "  [%d] %s — %s\n", s.N, s.Title, oneLine(s.Location))
+			fmt.Fprintf(w, "  [%d] %s — %s\n", s.N, s.Title, text.OneLine(s.Location)) // a Cypher query spans lines
 		}
 		fmt.Fprintln(w)
 	}
@@ -73,9 +74,6 @@ func printResult(w io.Writer, r agent.Result) {
 		fmt.Fprintln(w, "Offline because", r.OfflineReason+".")
 	}
 }
-
-// oneLine folds a multi-line location (such as a Cypher query) for a terminal.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // jsonResult is the --json shape promised by the README.
 type jsonResult struct {

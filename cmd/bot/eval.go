@@ -13,12 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/eval"
 	"github.com/switchboard/switchboard/eval/northwind"
 	"github.com/switchboard/switchboard/ingest"
-	"github.com/switchboard/switchboard/postgres"
-	"github.com/switchboard/switchboard/sqlite"
 )
 
 const evalSynopsis = `eval [flags] CASES.jsonl
@@ -297,7 +294,7 @@ func (m *Main) exportFeedback(ctx context.Context, args []string) error {
 		return err
 	}
 	defer app.Close()
-	votes, err := feedbackVotes(ctx, app.Feedback)
+	votes, err := app.Feedback.Votes(ctx)
 	if err != nil {
 		return err
 	}
@@ -315,34 +312,6 @@ func (m *Main) exportFeedback(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(m.Stderr, "Exported %d cases from %d votes.\n", len(cases), len(votes))
 	return nil
-}
-
-// feedbackVotes reads every vote from the store the App uses.
-func feedbackVotes(ctx context.Context, store bot.FeedbackStore) ([]eval.Vote, error) {
-	var out []eval.Vote
-	switch f := store.(type) {
-	case *sqlite.Feedback:
-		votes, err := f.Votes(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, v := range votes {
-			out = append(out, eval.Vote{Thread: v.Thread, Question: v.Question, Answer: v.Answer.Answer,
-				Route: v.Route, Sources: v.Sources, Vote: v.Vote, At: v.At})
-		}
-	case *postgres.Feedback:
-		recs, err := f.List(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range recs {
-			out = append(out, eval.Vote{Thread: r.Thread, Question: r.Question, Answer: r.Answer,
-				Route: r.Route, Sources: r.Sources, Vote: r.Vote, At: r.Created})
-		}
-	default:
-		return nil, fmt.Errorf("export-feedback: the feedback store %T cannot list votes", store)
-	}
-	return out, nil
 }
 
 // writeCases writes cases as JSON Lines.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
-	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/eval"
+	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/llm/llmtest"
 	"github.com/switchboard/switchboard/sqlite"
 )
@@ -298,7 +298,7 @@ func TestExportFeedback(t *testing.T) {
 	}
 	fb := sqlite.NewFeedback(db)
 	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	answers := []bot.Answer{
+	answers := []feedback.Answer{
 		{ID: "a1", Thread: "slack:T1:C1:1", User: "U1", Question: "What is our refund policy?", Answer: "30 days [1].", Route: agent.RouteVector,
 			Sources: []agent.Source{{N: 1, Title: "Refund Policy", Location: "examples/docs/refund-policy.md"}}, At: at},
 		{ID: "a2", Thread: "slack:T1:C1:2", User: "U2", Question: "What is the capital of France?", Answer: "I can't answer that offline.", Route: agent.RouteDirect, At: at},

@@ -9,7 +9,6 @@
 //	bot graph import NODES.csv EDGES.csv        load a knowledge graph
 //	bot migrate                                 apply database migrations
 //	bot eval [flags] CASES.jsonl                score answers on a set of cases
-//	bot bench [--quick]                         run the benchmarks
 //	bot config [--docs]                         the settings in effect, or what each means
 //	bot version                                 print the build
 //	bot healthcheck                             exit 0 if the local bot serve is alive
@@ -95,7 +94,6 @@ Usage:
   bot migrate                                 apply the database migrations (also done at start-up)
   bot eval [flags] CASES.jsonl                score answers on a set of cases (bot eval -h; eval/doc.go)
   bot eval export-feedback [--out FILE]       write the 👍/👎 votes from chat as eval cases
-  bot bench [--quick]                         run the benchmarks, write bench/results.json (needs Go)
   bot config [--docs]                         the settings in effect and their source (--docs: what each means)
   bot version                                 print the version
   bot healthcheck                             exit 0 if the local 'bot serve' answers /healthz
@@ -121,8 +119,6 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	case "eval":
 		// Before Open: eval wires its own stores (a temporary one by default).
 		return m.eval(ctx, rest)
-	case "bench":
-		return m.bench(ctx, rest)
 	case "healthcheck":
 		// Before Open: a health probe must not connect to the stores.
 		if len(rest) > 0 {
@@ -166,7 +162,7 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 }
 
 // commands are the subcommands, for "did you mean".
-var commands = []string{"serve", "ask", "chat", "ingest", "graph", "migrate", "eval", "bench", "config", "version", "healthcheck", "help"}
+var commands = []string{"serve", "ask", "chat", "ingest", "graph", "migrate", "eval", "config", "version", "healthcheck", "help"}
 
 // noArgSettings says, for the commands that take no flags or arguments,
 // which settings (environment variables, by prefix) configure them.

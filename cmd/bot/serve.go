@@ -17,156 +17,210 @@ import (
 
 // serve answers questions from Slack and Discord until SIGTERM/SIGINT.
 // One HTTP server carries the webhooks of both platforms and the health
-// checks; Socket Mode and the Discord gateway run beside it.
+// checks; Socket Mode and the Discord gateway run beside it. The steps:
+// start the dispatcher, build the HTTP routes, connect each platform,
+// listen, run until the signal or a failed connection, and drain.
 func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	if len(args) > 0 {
 		fmt.Fprintln(m.Stderr, "Usage: bot serve")
 		return errUsage
 	}
 	cfg := app.Config
-	slackOn, discordOn := cfg.SlackConfigured(), cfg.DiscordMode != ""
-	if !slackOn && !discordOn {
+	if !cfg.SlackConfigured() && cfg.DiscordMode == "" {
 		return &configError{"SLACK_BOT_TOKEN / DISCORD_MODE", "nothing to serve: set SLACK_BOT_TOKEN with SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (Events API), and/or DISCORD_MODE=gateway|http with its DISCORD_* settings"}
 	}
 
+	s := &server{app: app, mux: http.NewServeMux()}
 	// Answers in flight must outlive the signal: the dispatcher gets its
-	// own context, cancelled only after the graceful drain below.
+	// own context, cancelled only after the graceful drain.
 	work, abandon := context.WithCancel(context.WithoutCancel(ctx))
 	defer abandon()
-	askers, budget := askerLimits(cfg)
-	d := bot.NewDispatcher(bot.Config{
-		Agent: app.Agent, Workers: cfg.Workers, Queue: cfg.QueueSize, Interval: cfg.EditInterval,
-		Timeout: cfg.AnswerTimeout, Dedupe: app.Dedupe, Feedback: app.Feedback, Log: app.Log,
-		Limiter: askers, Budget: budget, Observer: app.Metrics,
-	})
-	d.Start(work)
-	app.Metrics.QueueDepth(d.Queued)
+	s.abandon = abandon
+	s.startDispatcher(work)
+	s.routes()
+	// Channel ingests asked for in chat stop at the signal (the next one
+	// resumes them); serve waits for them before the stores close.
+	chats := app.chatService(ctx)
+	defer chats.Close()
+	if err := s.connectSlack(ctx, chats); err != nil {
+		return err
+	}
+	if err := s.connectDiscord(ctx, chats); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return &configError{"HTTP_ADDR", err.Error()}
+	}
+	app.Log.Info("serving", "addr", ln.Addr().String())
+	if m.listening != nil {
+		m.listening(ln.Addr().String())
+	}
+	return s.run(ctx, ln)
+}
 
-	var stopping atomic.Bool
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.Handle("GET /metrics", app.Metrics.Handler())
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if stopping.Load() {
+// server is one `bot serve`: what its steps build and its shutdown
+// releases.
+type server struct {
+	app      *App
+	d        *bot.Dispatcher
+	abandon  context.CancelFunc // cancels the answers still running
+	mux      *http.ServeMux
+	stopping atomic.Bool                   // /readyz fails from the signal on
+	runners  []func(context.Context) error // Socket Mode and the gateway
+	slack    *slack.Adapter                // nil without Slack
+}
+
+// startDispatcher starts the workers that answer questions, with the
+// askers' rate limits and the daily token budget.
+func (s *server) startDispatcher(work context.Context) {
+	cfg := s.app.Config
+	askers, budget := askerLimits(cfg)
+	s.d = bot.NewDispatcher(bot.Config{
+		Agent: s.app.Agent, Workers: cfg.Workers, Queue: cfg.QueueSize, Interval: cfg.EditInterval,
+		Timeout: cfg.AnswerTimeout, Dedupe: s.app.Dedupe, Feedback: s.app.Feedback, Log: s.app.Log,
+		Limiter: askers, Budget: budget, Observer: s.app.Metrics,
+	})
+	s.d.Start(work)
+	s.app.Metrics.QueueDepth(s.d.Queued)
+}
+
+// routes adds the health checks and the metrics; the platforms add their
+// webhooks when they connect.
+func (s *server) routes() {
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	s.mux.Handle("GET /metrics", s.app.Metrics.Handler())
+	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if s.stopping.Load() {
 			http.Error(w, "shutting down", http.StatusServiceUnavailable)
 			return
 		}
-		if err := app.Ready(r.Context()); err != nil {
+		if err := s.app.Ready(r.Context()); err != nil {
 			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ready")
 	})
+}
 
-	var runners []func(context.Context) error
-	var sa *slack.Adapter
-	if slackOn {
-		var err error
-		sa, err = slack.New(slack.Config{BotToken: cfg.SlackBotToken, AppToken: cfg.SlackAppToken, SigningSecret: cfg.SlackSigningSecret, APIURL: cfg.SlackAPIURL, Log: app.Log,
-			HTTPClient: app.Metrics.HTTPClient("slack", &http.Client{Timeout: 30 * time.Second}), Ingest: app.chatService()}, d)
-		if err != nil {
-			return err
-		}
-		if err := sa.Init(ctx); err != nil {
-			return fmt.Errorf("slack: %w (check SLACK_BOT_TOKEN)", err)
-		}
-		if cfg.SlackAppToken != "" {
-			runners = append(runners, sa.RunSocketMode)
-			app.Log.Info("slack: socket mode")
-		}
-		if cfg.SlackSigningSecret != "" {
-			mux.Handle("/slack/", sa.Handler())
-			app.Log.Info("slack: events API at /slack/events")
-		}
+// connectSlack checks the bot token and adds Socket Mode and/or the Events
+// API, as configured.
+func (s *server) connectSlack(ctx context.Context, chats chatPort) error {
+	cfg, app := s.app.Config, s.app
+	if !cfg.SlackConfigured() {
+		return nil
 	}
-	if discordOn {
-		da, err := discord.New(discord.Config{Mode: cfg.DiscordMode, BotToken: cfg.DiscordBotToken, AppID: cfg.DiscordAppID,
-			PublicKey: cfg.DiscordPublicKey, GuildID: cfg.DiscordGuildID, APIURL: cfg.DiscordAPIURL, Log: app.Log,
-			HTTPClient: app.Metrics.HTTPClient("discord", &http.Client{Timeout: 20 * time.Second}), Ingest: app.chatService()}, d)
-		if err != nil {
-			return err
-		}
-		if err := da.RegisterCommands(ctx); err != nil {
-			return fmt.Errorf("discord: register /ask: %w", err)
-		}
-		if cfg.DiscordMode == discord.ModeGateway {
-			runners = append(runners, da.RunGateway)
-		} else {
-			mux.Handle("/discord/", da.Handler())
-		}
-		app.Log.Info("discord: /ask registered", "mode", cfg.DiscordMode)
-	}
-
-	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	sa, err := slack.New(slack.Config{BotToken: cfg.SlackBotToken, AppToken: cfg.SlackAppToken, SigningSecret: cfg.SlackSigningSecret, APIURL: cfg.SlackAPIURL, Log: app.Log,
+		HTTPClient: app.Metrics.HTTPClient("slack", &http.Client{Timeout: 30 * time.Second}), Ingest: chats}, s.d)
 	if err != nil {
-		return &configError{"HTTP_ADDR", err.Error()}
+		return err
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
-	app.Log.Info("serving", "addr", ln.Addr().String())
-	if m.listening != nil {
-		m.listening(ln.Addr().String())
+	if err := sa.Init(ctx); err != nil {
+		return fmt.Errorf("slack: %w (check SLACK_BOT_TOKEN)", err)
 	}
+	s.slack = sa
+	if cfg.SlackAppToken != "" {
+		s.runners = append(s.runners, sa.RunSocketMode)
+		app.Log.Info("slack: socket mode")
+	}
+	if cfg.SlackSigningSecret != "" {
+		s.mux.Handle("/slack/", sa.Handler())
+		app.Log.Info("slack: events API at /slack/events")
+	}
+	return nil
+}
 
-	errs := make(chan error, len(runners)+1)
+// connectDiscord registers /ask and adds the gateway or the interactions
+// endpoint, as DISCORD_MODE says.
+func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
+	cfg, app := s.app.Config, s.app
+	if cfg.DiscordMode == "" {
+		return nil
+	}
+	da, err := discord.New(discord.Config{Mode: cfg.DiscordMode, BotToken: cfg.DiscordBotToken, AppID: cfg.DiscordAppID,
+		PublicKey: cfg.DiscordPublicKey, GuildID: cfg.DiscordGuildID, APIURL: cfg.DiscordAPIURL, Log: app.Log,
+		HTTPClient: app.Metrics.HTTPClient("discord", &http.Client{Timeout: 20 * time.Second}), Ingest: chats}, s.d)
+	if err != nil {
+		return err
+	}
+	if err := da.RegisterCommands(ctx); err != nil {
+		return fmt.Errorf("discord: register /ask: %w", err)
+	}
+	if cfg.DiscordMode == discord.ModeGateway {
+		s.runners = append(s.runners, da.RunGateway)
+	} else {
+		s.mux.Handle("/discord/", da.Handler())
+	}
+	app.Log.Info("discord: /ask registered", "mode", cfg.DiscordMode)
+	return nil
+}
+
+// run serves HTTP and the runners until ctx ends or one of them fails,
+// then drains: it returns that failure, if any.
+func (s *server) run(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	errs := make(chan error, len(s.runners)+1)
 	runCtx, stopRunners := context.WithCancel(ctx)
 	defer stopRunners()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	var served sync.WaitGroup
+	served.Go(func() {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			errs <- fmt.Errorf("http: %w", err)
 		}
-	}()
-	var runnersDone sync.WaitGroup // Socket Mode and the gateway
-	for _, run := range runners {
-		runnersDone.Add(1)
-		go func() {
-			defer runnersDone.Done()
+	})
+	var runnersDone sync.WaitGroup
+	for _, run := range s.runners {
+		runnersDone.Go(func() {
 			if err := run(runCtx); err != nil && runCtx.Err() == nil {
 				errs <- err
 			}
-		}()
+		})
 	}
 
 	var failure error
 	select {
 	case <-ctx.Done():
-		app.Log.Info("stopping: no new questions; finishing the ones in flight")
+		s.app.Log.Info("stopping: no new questions; finishing the ones in flight")
 	case failure = <-errs:
-		app.Log.Error("a connection failed; stopping", "err", failure)
+		s.app.Log.Error("a connection failed; stopping", "err", failure)
 	}
-	stopping.Store(true)
+	s.stopping.Store(true)
 	stopRunners()
-	grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.app.Config.ShutdownTimeout)
 	defer cancel()
 	_ = srv.Shutdown(grace)
 	runnersDone.Wait() // no delivery arrives after this
-	if sa != nil {
-		sa.Wait() // deliveries already acknowledged reach the dispatcher
+	s.drain(ctx, grace)
+	served.Wait()
+	return failure
+}
+
+// drain finishes the answers in flight within the grace period, then
+// gives the ones Slack did not take yet a last chance to go out.
+func (s *server) drain(ctx, grace context.Context) {
+	if s.slack != nil {
+		s.slack.Wait() // deliveries already acknowledged reach the dispatcher
 	}
-	if err := d.Shutdown(grace); err != nil {
-		app.Log.Error("answers still running at the end of the grace period were abandoned", "err", err)
+	if err := s.d.Shutdown(grace); err != nil {
+		s.app.Log.Error("answers still running at the end of the grace period were abandoned", "err", err)
 		// Cancel them, and let the workers post their final messages
 		// (bounded by the dispatcher's own 30 s limit per message) before
 		// the stores close under them.
-		abandon()
+		s.abandon()
 		last, cancelLast := context.WithTimeout(context.WithoutCancel(ctx), 35*time.Second)
 		defer cancelLast()
-		_ = d.Shutdown(last)
+		_ = s.d.Shutdown(last)
 	}
-	abandon()
-	if sa != nil {
+	s.abandon()
+	if s.slack != nil {
 		// Answers Slack did not take yet get what is left of the grace
 		// period, and at least a few seconds, to go out.
 		octx, cancelOut := context.WithTimeout(context.WithoutCancel(ctx), max(time.Until(deadline(grace)), 5*time.Second))
 		defer cancelOut()
-		if err := sa.Close(octx); err != nil {
-			app.Log.Error("answers Slack did not take were given up at shutdown", "err", err)
+		if err := s.slack.Close(octx); err != nil {
+			s.app.Log.Error("answers Slack did not take were given up at shutdown", "err", err)
 		}
 	}
-	wg.Wait()
-	return failure
 }
 
 // deadline is ctx's deadline, or now when it has none.

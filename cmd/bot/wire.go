@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/examples"
+	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/ingest"
 	"github.com/switchboard/switchboard/ingest/chat"
 	"github.com/switchboard/switchboard/llm"
@@ -48,13 +49,12 @@ type App struct {
 	// Dedupe and Feedback serve `bot serve`: in PostgreSQL when it is
 	// configured, so that replicas share them.
 	Dedupe   bot.Deduper
-	Feedback bot.FeedbackStore
+	Feedback feedback.Store
 	// Backends names the stores in use, for logs and `bot migrate`.
 	Backends []string
 	// Cursors remember how far chat ingestion has read each channel, in
 	// the documents' store (ingest_chat.go).
 	Cursors chat.Cursors
-	chat    *chatService // made by chatService on first use
 	// Metrics are served at /metrics by `bot serve`.
 	Metrics *metrics.Metrics
 
@@ -69,6 +69,9 @@ type App struct {
 // DATABASE_URL is set, the graph to Neo4j when NEO4J_URI is set, and
 // anything else to the embedded SQLite file; schemas are migrated first.
 // The embedded default loads the demo knowledge base when it is empty.
+//
+// Each step below wires one part, in the order they depend on each other;
+// what a step makes for later ones and not for the App is in wiring.
 func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 	app := &App{Config: cfg, Log: newLogger(cfg, logw)}
 	defer func() {
@@ -76,147 +79,208 @@ func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
 			app.Close()
 		}
 	}()
-
-	if err := app.observe(ctx); err != nil {
-		return nil, err
+	w := &wiring{retrievers: map[agent.Route]agent.Retriever{}}
+	for _, step := range []func(context.Context, *wiring) error{
+		app.openObservability,
+		app.openModel,
+		app.openDocuments,
+		app.openGraph,
+		app.openWebSearch,
+		app.openIngest,
+		app.openAgent,
+	} {
+		if err := step(ctx, w); err != nil {
+			return nil, err
+		}
 	}
+	return app, nil
+}
+
+// wiring is what the steps of Open hand on to the later ones.
+type wiring struct {
+	embedderName string                          // recorded with every stored vector
+	embedded     *sqlite.DB                      // opened only if some part of the data lives in it
+	retrievers   map[agent.Route]agent.Retriever // filled by the store steps
+	threads      agent.Checkpointer
+}
+
+func (app *App) openObservability(ctx context.Context, _ *wiring) error { return app.observe(ctx) }
+
+// openModel connects the OpenAI-compatible model when one is configured,
+// and picks the embedder: the model's, or the local hashing one.
+func (app *App) openModel(_ context.Context, w *wiring) error {
+	cfg := app.Config
 	if cfg.ModelConfigured() {
-		app.Model, err = llm.New(llm.Config{
+		m, err := llm.New(llm.Config{
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL,
 			ChatModel: cfg.ChatModel, EmbeddingModel: cfg.EmbeddingModel, EmbeddingDimensions: cfg.EmbeddingDim,
 			Timeout: cfg.ModelTimeout, MaxRetries: cfg.ModelRetries, Breaker: app.breaker(),
 		})
 		if err != nil {
-			return nil, &configError{"OPENAI_BASE_URL", err.Error()}
+			return &configError{"OPENAI_BASE_URL", err.Error()}
 		}
+		app.Model = m
 		// Offline mode needs no model, so only a configured one is checked.
-		app.pings = append(app.pings, named("model", newCachedCheck(app.Model.Ping, modelCheckEvery, time.Now).Check))
+		app.pings = append(app.pings, named("model", newCachedCheck(m.Ping, modelCheckEvery, time.Now).Check))
 	}
-	embedderName := fmt.Sprintf("local-hash-%d", cfg.EmbeddingDim)
+	w.embedderName = fmt.Sprintf("local-hash-%d", cfg.EmbeddingDim)
 	app.Embedder = offline.NewEmbedder(cfg.EmbeddingDim)
 	if cfg.Embedder == "openai" {
-		embedderName, app.Embedder = "openai:"+cfg.EmbeddingModel, app.Model
+		w.embedderName, app.Embedder = "openai:"+cfg.EmbeddingModel, app.Model
 	}
+	return nil
+}
 
-	var embedded *sqlite.DB // opened only if some part of the data lives in it
-	openEmbedded := func() (*sqlite.DB, error) {
-		if embedded != nil {
-			return embedded, nil
-		}
-		db, err := sqlite.Open(ctx, cfg.DBPath())
-		if err != nil {
-			return nil, fmt.Errorf("open the embedded store (SWITCHBOARD_DATA_DIR=%s): %w", cfg.DataDir, err)
-		}
-		app.closers = append(app.closers, func() { db.Close() })
-		embedded = db
-		return db, nil
+// embeddedDB opens the embedded SQLite file once, for whichever parts of
+// the data live in it.
+func (app *App) embeddedDB(ctx context.Context, w *wiring) (*sqlite.DB, error) {
+	if w.embedded != nil {
+		return w.embedded, nil
 	}
+	db, err := sqlite.Open(ctx, app.Config.DBPath())
+	if err != nil {
+		return nil, fmt.Errorf("open the embedded store (SWITCHBOARD_DATA_DIR=%s): %w", app.Config.DataDir, err)
+	}
+	app.closers = append(app.closers, func() { db.Close() })
+	w.embedded = db
+	return db, nil
+}
 
-	retrievers := map[agent.Route]agent.Retriever{}
-	var threads agent.Checkpointer
-	if cfg.DatabaseURL != "" {
-		db, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{EmbeddingDim: cfg.EmbeddingDim, Embedder: embedderName, Logger: app.Log})
+// openDocuments opens the store of documents, thread state, chat cursors
+// and feedback: PostgreSQL (shared by replicas, with their de-duplication)
+// or the embedded file.
+func (app *App) openDocuments(ctx context.Context, w *wiring) error {
+	cfg := app.Config
+	if cfg.DatabaseURL == "" {
+		db, err := app.embeddedDB(ctx, w)
 		if err != nil {
-			return nil, fmt.Errorf("connect to DATABASE_URL: %w", err)
+			return err
 		}
-		app.closers = append(app.closers, db.Close)
-		if err := db.Migrate(ctx); err != nil {
-			return nil, err
+		if err := db.CheckEmbedding(ctx, w.embedderName, cfg.EmbeddingDim); err != nil {
+			return err
 		}
-		if err := db.CheckEmbedding(ctx, embedderName, cfg.EmbeddingDim); err != nil {
-			return nil, err
-		}
-		app.Docs = postgres.NewDocumentStore(db)
-		app.Cursors = postgres.NewCursors(db)
-		retrievers[agent.RouteVector] = postgres.NewRetriever(db, app.Embedder)
-		threads = postgres.NewCheckpointer(db)
-		app.Dedupe = postgres.NewEvents(db) // shared by the replicas
-		app.Feedback = postgres.NewFeedback(db)
-		app.pings = append(app.pings, named("database", db.Ping))
-		app.Backends = append(app.Backends, "documents and threads: PostgreSQL")
-	} else {
-		db, err := openEmbedded()
-		if err != nil {
-			return nil, err
-		}
-		if err := db.CheckEmbedding(ctx, embedderName, cfg.EmbeddingDim); err != nil {
-			return nil, err
-		}
-		app.Docs = sqlite.NewDocumentStore(db, embedderName)
+		app.Docs = sqlite.NewDocumentStore(db, w.embedderName)
 		app.Cursors = sqlite.NewCursors(db)
 		vector := sqlite.NewRetriever(db, app.Embedder)
 		vector.Logger = app.Log
-		retrievers[agent.RouteVector] = vector
-		threads = sqlite.NewCheckpointer(db)
+		w.retrievers[agent.RouteVector] = vector
+		w.threads = sqlite.NewCheckpointer(db)
 		app.Feedback = sqlite.NewFeedback(db)
 		app.Backends = append(app.Backends, "documents and threads: SQLite "+cfg.DBPath())
+		return nil
 	}
+	db, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{EmbeddingDim: cfg.EmbeddingDim, Embedder: w.embedderName, Logger: app.Log})
+	if err != nil {
+		return fmt.Errorf("connect to DATABASE_URL: %w", err)
+	}
+	app.closers = append(app.closers, db.Close)
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	if err := db.CheckEmbedding(ctx, w.embedderName, cfg.EmbeddingDim); err != nil {
+		return err
+	}
+	app.Docs = postgres.NewDocumentStore(db)
+	app.Cursors = postgres.NewCursors(db)
+	w.retrievers[agent.RouteVector] = postgres.NewRetriever(db, app.Embedder)
+	w.threads = postgres.NewCheckpointer(db)
+	app.Dedupe = postgres.NewEvents(db) // shared by the replicas
+	app.Feedback = postgres.NewFeedback(db)
+	app.pings = append(app.pings, named("database", db.Ping))
+	app.Backends = append(app.Backends, "documents and threads: PostgreSQL")
+	return nil
+}
 
-	if cfg.Neo4jURI != "" {
-		failures := cfg.Neo4jCircuitFailures
-		if failures == 0 {
-			failures = -1 // NEO4J_CIRCUIT_FAILURES=0 means never; neo4j.Config's zero means its default
-		}
-		g, err := neo4j.Open(ctx, neo4j.Config{URI: cfg.Neo4jURI, User: cfg.Neo4jUser, Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase, Logger: app.Log,
-			ReadBudget: cfg.Neo4jReadBudget, CircuitFailures: failures, CircuitCooldown: cfg.Neo4jCircuitCooldown})
+// openGraph opens the knowledge graph: Neo4j, where the model writes
+// read-only Cypher, or the embedded file's graph tables.
+func (app *App) openGraph(ctx context.Context, w *wiring) error {
+	cfg := app.Config
+	if cfg.Neo4jURI == "" {
+		db, err := app.embeddedDB(ctx, w)
 		if err != nil {
-			return nil, fmt.Errorf("connect to NEO4J_URI: %w", err)
-		}
-		app.closers = append(app.closers, func() { g.Close(context.WithoutCancel(ctx)) })
-		if err := g.Migrate(ctx); err != nil {
-			return nil, err
-		}
-		app.Graph = g
-		app.pings = append(app.pings, named("graph", g.Ping))
-		gr := neo4j.NewGraphRetriever(g)
-		gr.Logger = app.Log
-		if app.Model != nil {
-			gr.Writer = llm.NewBrain(app.Model)
-		}
-		retrievers[agent.RouteGraph] = gr
-		app.Backends = append(app.Backends, "graph: Neo4j")
-	} else {
-		db, err := openEmbedded()
-		if err != nil {
-			return nil, err
+			return err
 		}
 		gs := sqlite.NewGraphStore(db)
 		app.Graph = gs
-		retrievers[agent.RouteGraph] = sqlite.NewGraphRetriever(gs)
+		w.retrievers[agent.RouteGraph] = sqlite.NewGraphRetriever(gs)
 		app.Backends = append(app.Backends, "graph: SQLite "+cfg.DBPath())
+		return nil
 	}
+	failures := cfg.Neo4jCircuitFailures
+	if failures == 0 {
+		failures = -1 // NEO4J_CIRCUIT_FAILURES=0 means never; neo4j.Config's zero means its default
+	}
+	g, err := neo4j.Open(ctx, neo4j.Config{URI: cfg.Neo4jURI, User: cfg.Neo4jUser, Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase, Logger: app.Log,
+		ReadBudget: cfg.Neo4jReadBudget, CircuitFailures: failures, CircuitCooldown: cfg.Neo4jCircuitCooldown})
+	if err != nil {
+		return fmt.Errorf("connect to NEO4J_URI: %w", err)
+	}
+	app.closers = append(app.closers, func() { g.Close(context.WithoutCancel(ctx)) })
+	if err := g.Migrate(ctx); err != nil {
+		return err
+	}
+	app.Graph = g
+	app.pings = append(app.pings, named("graph", g.Ping))
+	gr := neo4j.NewGraphRetriever(g)
+	gr.Logger = app.Log
+	if app.Model != nil {
+		gr.Writer = llm.NewBrain(app.Model)
+	}
+	w.retrievers[agent.RouteGraph] = gr
+	app.Backends = append(app.Backends, "graph: Neo4j")
+	return nil
+}
 
-	if cfg.TavilyKey != "" {
-		retrievers[agent.RouteWeb] = tavily.New(tavily.Config{APIKey: cfg.TavilyKey, BaseURL: cfg.TavilyBaseURL})
+// openWebSearch adds Tavily when it has a key; without one the web route
+// says it is not configured.
+func (app *App) openWebSearch(_ context.Context, w *wiring) error {
+	if app.Config.TavilyKey != "" {
+		w.retrievers[agent.RouteWeb] = tavily.New(tavily.Config{APIKey: app.Config.TavilyKey, BaseURL: app.Config.TavilyBaseURL})
 	}
-	app.measured(retrievers)
+	return nil
+}
+
+// embeddedOnly reports whether everything lives in the embedded file, the
+// only store the demo is ever loaded into.
+func (app *App) embeddedOnly() bool { return app.Config.DatabaseURL == "" && app.Config.Neo4jURI == "" }
+
+// openIngest builds the ingest pipeline, guarded so that the user's first
+// write removes the demo (demo.go), and loads the demo into an empty
+// embedded store when asked to.
+func (app *App) openIngest(ctx context.Context, w *wiring) error {
 	var docs ingest.DocumentStore = app.Docs
-	if cfg.DatabaseURL == "" && cfg.Neo4jURI == "" {
-		app.demo = &demoGuard{db: embedded}
+	if app.embeddedOnly() {
+		app.demo = &demoGuard{db: w.embedded}
 		docs = guardedDocs{DocumentStore: docs, guard: app.demo}
 	}
 	app.Ingest = &ingest.Pipeline{Store: app.Metrics.DocumentStore(docs), Embedder: app.Embedder, Legacy: legacyFiles(app.Docs)}
-	if cfg.Demo && cfg.DatabaseURL == "" && cfg.Neo4jURI == "" {
-		if err := app.loadDemo(ctx); err != nil {
-			return nil, err
-		}
+	if app.Config.Demo && app.embeddedOnly() {
+		return app.loadDemo(ctx)
 	}
+	return nil
+}
 
+// openAgent builds the agent over the retrievers, timed by backend, with
+// the model when there is one and the offline engine always.
+func (app *App) openAgent(_ context.Context, w *wiring) error {
+	app.measured(w.retrievers)
 	acfg := agent.Config{
 		Offline:      offline.New(app.Graph),
-		Retrievers:   retrievers,
-		Checkpointer: threads,
-		Budgets:      agent.Budgets{MaxQuestionChars: cfg.MaxQuestionChars, MaxAnswerChars: cfg.MaxAnswerChars},
+		Retrievers:   w.retrievers,
+		Checkpointer: w.threads,
+		Budgets:      agent.Budgets{MaxQuestionChars: app.Config.MaxQuestionChars, MaxAnswerChars: app.Config.MaxAnswerChars},
 		Observer:     app.observer,
 		Knowledge:    app.Docs,
 	}
 	if app.Model != nil {
 		acfg.Model = llm.NewBrain(app.Model)
 	}
-	if app.Agent, err = agent.New(acfg); err != nil {
-		return nil, err
+	a, err := agent.New(acfg)
+	if err != nil {
+		return err
 	}
-	return app, nil
+	app.Agent = a
+	return nil
 }
 
 // loadDemo fills an empty embedded store with the bundled demo knowledge

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/ingest/extract"
+	"github.com/switchboard/switchboard/internal/text"
 	"github.com/switchboard/switchboard/kb"
 )
 
@@ -116,8 +117,8 @@ func (b builder) threadDoc(t Thread, msgs []Message, private bool) (content, boo
 		title = "#" + b.ch.Name + " › " + t.Name
 	} else {
 		title += ", " + msgs[0].Time.UTC().Format("2 Jan 2006")
-		if first := oneLine(msgs[0].Text); first != "" {
-			title += ": " + clip(first, 60)
+		if first := text.OneLine(msgs[0].Text); first != "" {
+			title += ": " + text.Clip(first, 60)
 		}
 	}
 	loc := t.Permalink
@@ -205,20 +206,20 @@ func (b builder) doc(key, title, loc, scope string, private bool, md map[string]
 // messageLine is a message as it is indexed: "Author: text", with its
 // files named. Empty for a message with nothing to show.
 func messageLine(m Message) string {
-	text := strings.TrimSpace(m.Text)
+	line := strings.TrimSpace(m.Text)
 	for _, f := range m.Files {
 		if f.Name != "" {
-			text = strings.TrimSpace(text + " [file: " + oneLine(f.Name) + "]")
+			line = strings.TrimSpace(line + " [file: " + text.OneLine(f.Name) + "]")
 		}
 	}
-	if text == "" {
+	if line == "" {
 		return ""
 	}
-	author := oneLine(m.Author)
+	author := text.OneLine(m.Author)
 	if author == "" {
 		author = "someone"
 	}
-	return author + ": " + text
+	return author + ": " + line
 }
 
 // chunkMetadata describes a chunk by its first message, and names every
@@ -251,15 +252,4 @@ func chunkMetadata(msgs []Message) map[string]string {
 
 func passage(text, origin string) extract.Passage {
 	return extract.Passage{Text: text, Origin: origin}
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clip shortens s to at most n characters, marking the cut.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return strings.TrimSpace(string(r[:n-1])) + "…"
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/ingest"
+	"github.com/switchboard/switchboard/internal/text"
 	"github.com/switchboard/switchboard/kb"
 )
 
@@ -54,7 +55,7 @@ func (in *Ingester) file(ctx context.Context, ch Channel, m Message, f File, sco
 		rep.Unchanged++
 		return nil
 	}
-	name := oneLine(f.Name)
+	name := text.OneLine(f.Name)
 	if f.Size > max {
 		rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s (in %s): too large (%d bytes; the limit is %d)", name, m.Permalink, f.Size, max))
 		return nil

@@ -26,6 +26,7 @@ import (
 
 	"github.com/switchboard/switchboard/ingest/chat"
 	"github.com/switchboard/switchboard/internal/discordapi"
+	"github.com/switchboard/switchboard/internal/retry"
 )
 
 // DefaultAPIURL is Discord's REST API, version 10.
@@ -42,7 +43,10 @@ type Config struct {
 	// MaxRetries bounds the retries of one request after a 429; zero
 	// means 10.
 	MaxRetries int
-	Log        *slog.Logger
+	// Sleep waits out a 429's delay, or until ctx ends (default
+	// retry.Sleep, a timer); tests pass one that does not wait.
+	Sleep func(ctx context.Context, d time.Duration) error
+	Log   *slog.Logger
 }
 
 // Source reads Discord; it implements chat.Source and is safe for
@@ -435,25 +439,25 @@ func (s *Source) Download(ctx context.Context, f chat.File, max int64) ([]byte, 
 // do runs one REST call, retrying it when Discord answers 429 after the
 // wait it names, at most MaxRetries times and within ctx.
 func (s *Source) do(ctx context.Context, op string, call func(...discordgo.RequestOption) error) error {
-	for attempt := 1; ; attempt++ {
+	p := retry.Policy{Attempts: s.cfg.MaxRetries + 1, MaxWait: maxRetryWait, Sleep: s.cfg.Sleep,
+		OnRetry: func(attempt int, _ error, wait time.Duration) {
+			s.log.Info("discord rate limit: waiting", "op", op, "for", wait, "attempt", attempt)
+		}}
+	err := retry.Do(ctx, p, func(int) retry.Outcome {
 		err := call(discordgo.WithContext(ctx))
-		if err == nil {
-			return nil
-		}
 		var rl *discordgo.RateLimitError
-		if !errors.As(err, &rl) || attempt > s.cfg.MaxRetries {
-			return fmt.Errorf("discord: %s: %w", op, err)
+		if !errors.As(err, &rl) {
+			return retry.Stop(err)
 		}
-		wait := min(max(rl.RetryAfter, 50*time.Millisecond), maxRetryWait)
-		s.log.Info("discord rate limit: waiting", "op", op, "for", wait, "attempt", attempt)
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("discord: %s: rate limited, then %w", op, ctx.Err())
-		}
+		return retry.Later(err, max(rl.RetryAfter, 50*time.Millisecond))
+	})
+	if stopped := (*retry.StoppedError)(nil); errors.As(err, &stopped) {
+		return fmt.Errorf("discord: %s: rate limited, then %w", op, stopped.Ctx)
 	}
+	if err != nil {
+		return fmt.Errorf("discord: %s: %w", op, err)
+	}
+	return nil
 }
 
 func isNotFound(err error) bool  { return hasStatus(err, http.StatusNotFound) }

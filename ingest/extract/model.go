@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/switchboard/switchboard/internal/text"
 	"github.com/switchboard/switchboard/llm"
 )
 
@@ -71,7 +72,7 @@ func (m *Model) Extract(ctx context.Context, ps []Passage) ([]Fact, error) {
 		if t == "" {
 			continue
 		}
-		line := fmt.Sprintf("[%d] %s\n", i+1, clipText(t, maxPromptBytes/2))
+		line := fmt.Sprintf("[%d] %s\n", i+1, text.ClipBytes(t, maxPromptBytes/2))
 		if b.Len()+len(line) > maxPromptBytes && n > 0 {
 			break
 		}

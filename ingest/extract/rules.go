@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/text"
 )
 
 // Rules is the offline extractor: it recognises a few explicit sentence
@@ -83,7 +85,7 @@ func (r Rules) Extract(ctx context.Context, ps []Passage) ([]Fact, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		for _, line := range strings.Split(clipText(p.Text, maxPassage), "\n") {
+		for _, line := range strings.Split(text.ClipBytes(p.Text, maxPassage), "\n") {
 			out = append(out, r.line(line, p.Origin)...)
 		}
 	}
@@ -160,16 +162,3 @@ func firstOf(s, def string) string {
 	}
 	return def
 }
-
-// clipText cuts s to at most n bytes at a character boundary.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

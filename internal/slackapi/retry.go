@@ -19,13 +19,13 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/switchboard/switchboard/internal/retry"
 )
 
-// Defaults of a Policy.
+// Defaults of a Policy; Backoff and MaxBackoff default to retry's.
 const (
-	defaultMaxWait    = time.Minute
-	defaultBackoff    = 500 * time.Millisecond
-	defaultMaxBackoff = 30 * time.Second
+	defaultMaxWait = time.Minute
 	// noRetryAfter is the wait for a rate limit that names no delay.
 	noRetryAfter = time.Second
 )
@@ -59,36 +59,15 @@ func (p Policy) withDefaults() Policy {
 	if p.MaxWait <= 0 {
 		p.MaxWait = defaultMaxWait
 	}
-	if p.Backoff <= 0 {
-		p.Backoff = defaultBackoff
-	}
-	if p.MaxBackoff <= 0 {
-		p.MaxBackoff = defaultMaxBackoff
-	}
-	p.MaxBackoff = min(p.MaxBackoff, p.MaxWait)
-	if p.Sleep == nil {
-		p.Sleep = Sleep
-	}
 	if p.Log == nil {
 		p.Log = slog.New(slog.DiscardHandler)
 	}
 	return p
 }
 
-// Sleep waits d, or until ctx ends, and then returns ctx's error.
-func Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// Sleep waits d, or until ctx ends, and then returns ctx's error: a
+// Policy's default Sleep (retry.Sleep).
+func Sleep(ctx context.Context, d time.Duration) error { return retry.Sleep(ctx, d) }
 
 // Retry runs one Web API call and, while it fails in a way that may pass
 // (see Classify), waits and runs it again, at most p.Retries more times.
@@ -105,49 +84,46 @@ func Sleep(ctx context.Context, d time.Duration) error {
 // answered with a 500, is the caller's to make safe to repeat.
 func Retry(ctx context.Context, p Policy, method string, call func() error) error {
 	p = p.withDefaults()
-	for attempt := 1; ; attempt++ {
-		err := call()
-		if err == nil {
-			return nil
+	var last error
+	attempts := 0
+	err := retry.Do(ctx, retry.Policy{
+		Attempts: p.Retries + 1, Backoff: p.Backoff, MaxBackoff: p.MaxBackoff, MaxWait: p.MaxWait, Sleep: p.Sleep,
+		OnRetry: func(attempt int, err error, wait time.Duration) {
+			p.Log.Warn("Slack call failed; retrying", "method", method, "err", err, "after", wait, "attempt", attempt)
+		},
+	}, func(attempt int) retry.Outcome {
+		last, attempts = call(), attempt
+		f := Classify(last)
+		switch {
+		case !f.Retry:
+			return retry.Stop(last)
+		case f.RateLimited && f.RetryAfter >= 0:
+			return retry.Later(last, spread(f.RetryAfter))
+		case f.RateLimited:
+			// ok:false ratelimited names no delay; a retry within the
+			// second would surely be refused again.
+			return retry.Again(last).AtLeast(noRetryAfter)
 		}
-		if ctx.Err() != nil {
-			return &Error{Method: method, Attempts: attempt, Err: err, Stopped: ctx.Err()}
-		}
-		f := Classify(err)
-		if !f.Retry || attempt > p.Retries {
-			return &Error{Method: method, Attempts: attempt, Err: err}
-		}
-		wait := p.wait(f, attempt)
-		p.Log.Warn("Slack call failed; retrying", "method", method, "err", err, "after", wait, "attempt", attempt)
-		if serr := p.Sleep(ctx, wait); serr != nil {
-			return &Error{Method: method, Attempts: attempt, Err: err, Stopped: serr}
-		}
+		return retry.Again(last)
+	})
+	if err == nil {
+		return nil
 	}
+	e := &Error{Method: method, Attempts: attempts, Err: last, Stopped: ctx.Err()}
+	if stopped := (*retry.StoppedError)(nil); errors.As(err, &stopped) {
+		e.Stopped = stopped.Ctx
+	}
+	return e
 }
 
-// wait is how long to wait before retry number retry (1 for the first).
-func (p Policy) wait(f Failure, retry int) time.Duration {
-	var d time.Duration
-	switch {
-	case f.RateLimited && f.RetryAfter >= 0:
-		// Slack said when: wait that long, and a little more at random
-		// (up to a tenth, at most a second) to spread the callers out.
-		d = f.RetryAfter
-		if j := min(d/10, time.Second); j > 0 {
-			d += rand.N(j + 1)
-		}
-	default:
-		d = p.Backoff
-		for i := 1; i < retry && d < p.MaxBackoff; i++ {
-			d *= 2
-		}
-		d = min(d, p.MaxBackoff)
-		d = d/2 + rand.N(d/2+1) // "equal jitter": at least half the backoff
-		if f.RateLimited {
-			d = max(d, noRetryAfter) // ok:false ratelimited, which names no delay
-		}
+// spread adds to a wait Slack named a little more at random, up to a
+// tenth and at most a second, so that the callers it refused together do
+// not all come back at the same instant.
+func spread(d time.Duration) time.Duration {
+	if j := min(d/10, time.Second); j > 0 {
+		d += rand.N(j + 1)
 	}
-	return min(d, p.MaxWait)
+	return d
 }
 
 // Error is a Web API call that failed for good: Retry's error.

@@ -6,6 +6,8 @@
 package words
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -72,6 +74,13 @@ func IsStop(w string) bool {
 	return stopwords[w]
 }
 
+// Stopwords returns the stopwords, sorted. A reader that needs more of
+// them builds on these (the offline engine does), so that what the stores
+// skip is always skipped there too.
+func Stopwords() []string {
+	return slices.Sorted(maps.Keys(stopwords))
+}
+
 // Singular is a rough English singular, enough to map "customers" to the
 // label Customer and "companies" to Company.
 func Singular(w string) string {
@@ -86,16 +95,6 @@ func Singular(w string) string {
 		return w[:len(w)-1]
 	}
 	return w
-}
-
-// Clip shortens s to at most n runes, marking the cut with an ellipsis.
-// It counts runes, not bytes, so that a cut never splits a character.
-func Clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // Plural writes a count of things as people read it: "1 hop", "3 hops".

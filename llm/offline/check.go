@@ -53,7 +53,7 @@ func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent
 		if ev.supports(c.refs, words, nums) {
 			supported = append(supported, c.text)
 		} else if len(unsupported) < maxUnsupported {
-			unsupported = append(unsupported, clipWords(c.text, 300))
+			unsupported = append(unsupported, clipQuote(c.text, 300))
 		}
 	}
 	v := agent.Verdict{Grounded: checked > 0 && len(unsupported) == 0, Unsupported: unsupported}

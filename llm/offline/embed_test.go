@@ -3,6 +3,7 @@ package offline
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"math"
 	"reflect"
 	"testing"
@@ -78,5 +79,24 @@ func TestEmbedderVectors(t *testing.T) {
 	cancel()
 	if _, err := e.Embed(cancelled, texts); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Embed: err = %v", err)
+	}
+}
+
+// TestEmbedderFormat pins the vectors, bit for bit: stores keep them
+// under the embedder's name, so a change to the features (tokens,
+// stopwords, weights, hashing) must come with a new name, or old vectors
+// stop meeting new queries. The text has stopwords of both lists.
+func TestEmbedderFormat(t *testing.T) {
+	vs, err := NewEmbedder(0).Embed(context.Background(), []string{"Give me a list: meals vs gifts, in EUR per person? Can you tell me, thanks!"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := fnv.New64a()
+	for _, f := range vs[0] {
+		b := math.Float32bits(f)
+		h.Write([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24)})
+	}
+	if got, want := h.Sum64(), uint64(0x3f58a1d0b5de228e); got != want {
+		t.Errorf("vector hash %#x, want %#x: the embedder's features changed", got, want)
 	}
 }

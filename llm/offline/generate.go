@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/text"
 )
 
 // Fixed sentences of the generator. Check knows them and does not treat
@@ -23,8 +24,8 @@ const (
 	maxQuoted    = 4   // sentences quoted from text documents
 	minQuoted    = 2   // quoted when there are that many candidates at all
 	maxRows      = 10  // graph rows listed
-	maxQuoteLen  = 400 // bytes of one quoted sentence
-	maxRowLen    = 300 // bytes of one graph row
+	maxQuoteLen  = 400 // runes of one quoted sentence
+	maxRowLen    = 300 // runes of one graph row
 	maxRowsInDoc = 200 // lines read from one graph document
 )
 
@@ -175,7 +176,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 			// speaks of what the sentence before it named.
 			score = max(score, continuedShare*inherited)
 		}
-		out = append(out, candidate{doc: doc, pos: ds.pos, text: clipWords(balanceBold(s), maxQuoteLen), score: score})
+		out = append(out, candidate{doc: doc, pos: ds.pos, text: clipQuote(balanceBold(s), maxQuoteLen), score: score})
 	}
 	return out
 }
@@ -341,7 +342,7 @@ func graphRows(docs []agent.Document, kws []keyword, ents []string, excluded []s
 				continue
 			}
 			n++
-			line = clipWords(line, maxRowLen)
+			line = clipQuote(line, maxRowLen)
 			key := normaliseClaim(line)
 			if seen[key] || isExcluded(line, excluded) {
 				continue
@@ -399,19 +400,10 @@ func cite(s string, n int) string {
 	return s + marker + "."
 }
 
-// clipWords shortens s to at most n bytes at a word boundary, marking the
-// cut with an ellipsis. Cutting inside a word or number would quote
-// something the source does not say.
-func clipWords(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	c := clip(s, n)
-	if k := strings.LastIndexByte(c, ' '); k > n/2 {
-		c = c[:k]
-	}
-	return balanceBold(strings.TrimRight(c, " ,;:")) + "…"
-}
+// clipQuote shortens a quote to at most n runes at a word boundary
+// (text.ClipWords): cutting inside a word or number would quote something
+// the source does not say. A cut inside bold text loses the bold.
+func clipQuote(s string, n int) string { return balanceBold(text.ClipWords(s, n)) }
 
 // balanceBold removes the ** markers of a text that has an odd number of
 // them: a quote cut inside bold text must not turn the rest of the message

@@ -207,8 +207,8 @@ func TestBalanceBold(t *testing.T) {
 			t.Errorf("balanceBold(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := clipWords("a **bold phrase that goes on and on", 12); strings.Contains(got, "**") {
-		t.Errorf("clipWords left an unbalanced **: %q", got)
+	if got := clipQuote("a **bold phrase that goes on and on", 12); strings.Contains(got, "**") {
+		t.Errorf("clipQuote left an unbalanced **: %q", got)
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/switchboard/switchboard/internal/text"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // Limits. Inputs come from chat users and from stores, so their size is not
@@ -22,16 +25,10 @@ const (
 	maxEntities  = 20    // entity names taken from the graph's index
 )
 
-// clip returns at most n bytes of s, cut at a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+// clip returns at most n bytes of s, cut at a rune boundary: the prefix
+// the limits above allow. It is text.ClipBytes under a short name, as the
+// package has many variables called text.
+func clip(s string, n int) string { return text.ClipBytes(s, n) }
 
 // token is one word of a text: as written, lowercased, and stemmed.
 type token struct {
@@ -178,23 +175,26 @@ func isDigits(s string) bool {
 	return true
 }
 
-// stopwords carry no topic: function words, question words, pronouns and
-// the filler of chat questions ("can you tell me"). Keys are lowercase words
-// as written; contractions appear without their apostrophe.
-var stopwords = setOf(`a about above after again against all also am an and any are arent as at
-be because been before being below between both but by can cant could couldnt
-did didnt do does doesnt doing dont down during each else ever every few for from further
-get gets getting got had hadnt has hasnt have havent having he hed hell hes her here heres hers
-herself him himself his how hows i id ill im ive if in into is isnt it its itself just
-know let lets like me might more most much must mustnt my myself need needs no nor not now of off
-on once only or other ought our ours ourselves out over own please pls really same say says shall
-shant she shed shell shes should shouldnt show so some such tell than thank thanks that thats the
-their theirs them themselves then there theres these they theyd theyll theyre theyve this those
-through to too under until up us very want was wasnt we wed well were werent weve what whats when
-whens where wheres which while who whom whos whose why whys will with wont would wouldnt yes yet you
-youd youll youre youve your yours yourself yourselves hi hello hey ok okay
-one two three four five six seven eight nine ten anything something everything many
-someone somebody anyone anybody`)
+// stopwords carry no topic: the stores' stopwords (kb/words), so that the
+// engine never weighs a word the stores skip, and more. The stores keep
+// theirs short because it also decides which words reach full-text search
+// and which entity names can match, where a word wrongly dropped loses a
+// match. This engine has no model to tell topic from talk: whatever word it
+// keeps counts as the question's topic, so it also drops pronouns,
+// contractions, greetings, number words and the filler of chat questions
+// ("can you tell me"). Keys are lowercase words as written; contractions
+// appear without their apostrophe.
+var stopwords = setOf(strings.Join(words.Stopwords(), " ") + `
+above after again against also am arent because before being below between both cant couldnt didnt
+doesnt doing dont down during each else ever every few further get gets getting got hadnt hasnt
+havent having he hed hell hes her here heres hers herself him himself his hows id ill im ive isnt
+itself just know let lets like might more most much must mustnt myself need needs nor now off once
+only other ought ours ourselves out over own pls really same say says shall shant she shed shell
+shes shouldnt such thank thanks thats theirs themselves theres theyd theyll theyre theyve through
+too under until up very want wasnt wed well werent weve whats whens wheres while whos whose whys
+wont wouldnt yes yet youd youll youre youve yours yourself yourselves hi hello hey ok okay one two
+three four five six seven eight nine ten anything something everything many someone somebody anyone
+anybody`)
 
 // generic words are topic words so common in a company's documents that a
 // match on them alone says little ("policy", "customer"). They count half.

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/text"
 )
 
 // ackDeadline is how long Discord waits for an interaction's response.
@@ -164,16 +166,9 @@ func (s *Server) Dump() string {
 	var b strings.Builder
 	for _, m := range s.Messages() {
 		fmt.Fprintf(&b, "- %s in %s by %s (token %q original=%v deferred=%v deleted=%v flags=%d edits=%d): %q\n",
-			m.ID, m.ChannelID, m.Author.Username, m.Token, m.Original, m.Deferred, m.Deleted, m.Flags, m.Edits, clipText(m.Text(), 300))
+			m.ID, m.ChannelID, m.Author.Username, m.Token, m.Original, m.Deferred, m.Deleted, m.Flags, m.Edits, text.Clip(m.Text(), 300))
 	}
 	return b.String()
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // Messages returns copies of all messages, in the order they were made.

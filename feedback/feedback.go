@@ -1,0 +1,52 @@
+// Package feedback is the contract between the bot, which saves answers
+// and the 👍/👎 votes people give them, the stores that keep them
+// (sqlite, postgres), and the evaluation, which turns votes into cases.
+// It holds only types, so that the stores need not import the bot that
+// presents answers, nor the bot the stores.
+package feedback
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// Answer is a finished answer as posted in chat, kept for the votes it may
+// get.
+type Answer struct {
+	ID       string
+	Thread   string
+	User     string // who asked
+	Question string
+	Answer   string
+	Route    agent.Route
+	Sources  []agent.Source
+	At       time.Time
+}
+
+// Vote is one person's vote on one answer, with the answer it was given
+// on.
+type Vote struct {
+	Answer
+	Vote    int    // +1 helpful, -1 not
+	Voter   string // who voted
+	VotedAt time.Time
+}
+
+// Store keeps answers and votes. Both stores implement it; the bot uses
+// SaveAnswer and SaveVote, the evaluation Votes.
+type Store interface {
+	// SaveAnswer stores a; saving the same ID again is harmless.
+	SaveAnswer(ctx context.Context, a Answer) error
+	// SaveVote records voter's vote (+1 or -1) on the saved answer
+	// answerID; a later vote by the same person replaces the earlier one.
+	// A vote on an answer never saved is ErrUnknownAnswer.
+	SaveVote(ctx context.Context, answerID, voter string, vote int) error
+	// Votes returns every vote with its answer, oldest first.
+	Votes(ctx context.Context) ([]Vote, error)
+}
+
+// ErrUnknownAnswer is returned by SaveVote for an answer never saved.
+var ErrUnknownAnswer = errors.New("unknown answer")
