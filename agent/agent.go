@@ -88,6 +88,11 @@ type Question struct {
 	// OfflineReason, when set, makes the run use only the offline engine
 	// and says why in the answer, e.g. that a token budget is used up.
 	OfflineReason string
+	// MaxIdle, when set, ends a thread's conversation after a silence
+	// longer than it: the turns before that silence are dropped, so that
+	// an asker who comes back hours later starts afresh. 0: a thread's
+	// history is kept however old.
+	MaxIdle time.Duration
 }
 
 // Ask runs the state machine for q, reporting progress to emit (which may
@@ -128,6 +133,9 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 		if thread, err = a.threads.Load(ctx, q.ThreadID); err != nil {
 			return Result{}, fmt.Errorf("agent: load thread %q: %w", q.ThreadID, err)
 		}
+		if q.MaxIdle > 0 {
+			thread.ForgetIdle(a.now(), q.MaxIdle)
+		}
 	}
 	s := &State{Thread: thread, Question: text, Scope: q.Scope}
 	switch {
@@ -152,6 +160,14 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 		}
 	}
 	return res, nil
+}
+
+// CheckQuestion returns the error Ask would refuse text with (EINVALID,
+// with a message for the asker), so that a chat adapter can refuse it
+// privately before posting anything in the channel.
+func (a *Agent) CheckQuestion(text string) error {
+	_, err := a.cleanQuestion(text)
+	return err
 }
 
 // cleanQuestion refuses empty and oversized questions with a message the
@@ -246,6 +262,9 @@ func (r *run) think(ctx context.Context, s *State, f func(Brain) error) error {
 // degrade switches the run to the offline engine.
 func (r *run) degrade(s *State, cause error) {
 	s.Offline = true
-	s.OfflineReason = "the language model failed (" + cause.Error() + "), so this answer used the offline engine"
-	r.emit(Event{Kind: EventDegraded, Reason: s.OfflineReason})
+	// The reason is shown to everyone in the thread, so it names no
+	// server; the cause goes to the asker and the log as the detail.
+	s.OfflineReason = "the language model isn't answering"
+	r.emit(Event{Kind: EventDegraded, Reason: s.OfflineReason, Err: cause,
+		Detail: "The language model failed, so this answer used the offline engine: " + cause.Error()})
 }

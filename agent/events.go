@@ -33,6 +33,9 @@ type Event struct {
 	Max     int
 	Result  *Result
 	Err     error
+	// Detail is for the asker alone and the log, never a public message:
+	// a server's error, a setting's name. Reason is what anyone may read.
+	Detail string
 }
 
 // Emitter receives a run's events. It is called on the run's goroutine and

@@ -71,7 +71,7 @@ func (r *run) fallback(s *State, from Step, why string) Step {
 		r.emit(Event{Kind: EventWebFallback, Step: from, Reason: why})
 		return StepWeb
 	case !s.WebTried:
-		s.Attempts = append(s.Attempts, Attempt{Route: RouteWeb, Note: "no web fallback: web search is not configured"})
+		s.Attempts = append(s.Attempts, Attempt{Route: RouteWeb, Note: "no web fallback: " + webNotSetUp})
 	}
 	return StepNoAnswer
 }

@@ -44,12 +44,25 @@ func (r *run) noAnswer(ctx context.Context, s *State) (Step, error) {
 			case a.Note != "" && a.Query == "":
 				b.WriteString(a.Note)
 			case a.Note != "":
-				fmt.Fprintf(&b, "%s search for %q: %s", a.Route, a.Query, a.Note)
+				fmt.Fprintf(&b, "%s, for “%s”: %s", capital(a.Route.Place()), a.Query, a.Note)
+			case a.Found == 0:
+				fmt.Fprintf(&b, "%s, for “%s”: nothing found", capital(a.Route.Place()), a.Query)
+			case a.Relevant == 0:
+				fmt.Fprintf(&b, "%s, for “%s”: %d found, none relevant", capital(a.Route.Place()), a.Query, a.Found)
 			default:
-				fmt.Fprintf(&b, "%s search for %q: %d found, %d relevant", a.Route, a.Query, a.Found, a.Relevant)
+				fmt.Fprintf(&b, "%s, for “%s”: %d found, %d relevant", capital(a.Route.Place()), a.Query, a.Found, a.Relevant)
 			}
 		}
 	}
 	s.Answer = b.String()
 	return StepEnd, nil
+}
+
+// capital starts s with a capital letter (the places are lower case, for
+// use inside sentences).
+func capital(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }

@@ -1,9 +1,13 @@
 package agent
 
 import (
-	"regexp"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+
+	"github.com/switchboard/switchboard/internal/markdown"
 )
 
 // confidence derives the badge from what the run checked. This is the one
@@ -36,7 +40,7 @@ func confidence(s *State) Confidence {
 		return ConfidenceLow
 	case s.Regenerations > 0 || s.Rewrites > 0 || s.Fallback:
 		return ConfidenceMedium
-	case distinctDocuments(citedDocuments(s)) < 2:
+	case citedCount(s) < 2:
 		return ConfidenceMedium
 	case s.Offline && !offlineHigh:
 		return ConfidenceMedium
@@ -99,55 +103,305 @@ func isDigits(s string) bool {
 	return true
 }
 
-// distinctDocuments counts the documents that docs come from.
-func distinctDocuments(docs []Document) int {
-	seen := make(map[string]bool, len(docs))
-	for _, d := range docs {
-		seen[documentKey(d)] = true
-	}
-	return len(seen)
+// cited folds what the answer cites by document (see foldCitations):
+// the answer renumbered, and the chunks it cites of each document, the
+// document cited [n] at index n-1. Sources and the badge both come from
+// it, so "2 sources" on a badge is the two sources listed.
+func cited(s *State) (answer string, docs [][]Document) {
+	return foldCitations(s.Answer, s.Relevant)
 }
 
-var citation = regexp.MustCompile(`\[(\d{1,3})\]`)
+// foldCitations makes one source of each document an answer cites. The
+// generator numbers the relevant documents from 1 in the order it saw
+// them, and one file can be several of them, one a chunk: an answer
+// citing [1] and [4] of one file then lists that file twice. Here the
+// chunks of one document (documentKey) become one source, the documents
+// are numbered from 1 in the order the answer first cites them, and the
+// answer's citations are renumbered to match: "X [1]. Y [4]. Z [2]" with
+// [1] and [4] one file reads "X [1]. Y [1]. Z [2]". Repeats this leaves
+// side by side ("[1][1]", "[1], [1]") are written once.
+//
+// A citation is n with 1 ≤ n ≤ len(relevant), outside code blocks and
+// inline code, where "[1]" is text rather than a citation. Other numbers
+// ([0], [999]) cite nothing; they are left as written, and they cannot
+// be mistaken for a renumbered citation since renumbering only lowers
+// numbers within 1..len(relevant). An answer that cites nothing rests on
+// all the relevant documents, folded in the order the generator saw them.
+func foldCitations(answer string, relevant []Document) (string, [][]Document) {
+	var order []int // the valid citations, in the order they appear
+	rewriteCitations(answer, func(nums []int) []int {
+		for _, n := range nums {
+			if n >= 1 && n <= len(relevant) {
+				order = append(order, n)
+			}
+		}
+		return nums
+	})
+	if len(order) == 0 {
+		_, docs := foldDocuments(relevant, nil)
+		return answer, docs
+	}
+	renumber, docs := foldDocuments(relevant, order)
+	answer = rewriteCitations(answer, func(nums []int) []int {
+		out := make([]int, len(nums))
+		for i, n := range nums {
+			out[i] = n
+			if m, ok := renumber[n]; ok {
+				out[i] = m
+			}
+		}
+		return out
+	})
+	return answer, docs
+}
 
-// cited numbers the relevant documents as the generator saw them (from 1)
-// and keeps those the answer cites; if it cites none, all of them, since
-// all of them were its evidence.
-func cited(s *State) (ns []int, docs []Document) {
-	refs := map[int]bool{}
-	for _, m := range citation.FindAllStringSubmatch(s.Answer, -1) {
-		if n, err := strconv.Atoi(m[1]); err == nil {
-			refs[n] = true
+// foldDocuments groups relevant[n-1] for each n of order (all of relevant
+// when order is nil) by document, documents in order of first appearance,
+// and returns each n's new number: its document's position, from 1.
+func foldDocuments(relevant []Document, order []int) (map[int]int, [][]Document) {
+	if order == nil {
+		for i := range relevant {
+			order = append(order, i+1)
 		}
 	}
-	for i, d := range s.Relevant {
-		n := i + 1
-		if len(refs) > 0 && !refs[n] {
+	renumber := map[int]int{}
+	number := map[string]int{} // documentKey → new number
+	var docs [][]Document
+	for _, n := range order {
+		if _, done := renumber[n]; done {
 			continue
 		}
-		ns, docs = append(ns, n), append(docs, d)
+		d := relevant[n-1]
+		k := documentKey(d)
+		m, ok := number[k]
+		if !ok {
+			docs = append(docs, nil)
+			m = len(docs)
+			number[k] = m
+		}
+		docs[m-1] = append(docs[m-1], d)
+		renumber[n] = m
 	}
-	return ns, docs
+	return renumber, docs
 }
 
-// citedDocuments are the relevant documents the answer rests on.
-func citedDocuments(s *State) []Document {
-	_, docs := cited(s)
-	return docs
+// rewriteCitations returns text with the numbers of each citation outside
+// code replaced by what renumber returns for them (in one slice, as "[1, 3]"
+// holds two). Citations are "[n]" and "[n, m]", numbers of at most three
+// digits. Code blocks are found with markdown.Scanner; inline code is a
+// backtick span within one line, which is how answers write it. A
+// citation that is unchanged is written as it was.
+//
+// Where renumbering makes a citation repeat a number of the citations
+// right before it (nothing but spaces and commas between), the repeat is
+// dropped, and a citation left with no number goes with the separator
+// before it: "[1], [1]." becomes "[1].".
+func rewriteCitations(text string, renumber func([]int) []int) string {
+	lines := strings.Split(text, "\n")
+	var fences markdown.Scanner
+	for i, line := range lines {
+		if fences.Line(line) == markdown.Text && strings.Contains(line, "[") {
+			lines[i] = rewriteLine(line, renumber)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
-// sources lists the documents the answer cites, numbered as in the answer.
-func sources(s *State) []Source {
-	if s.NoAnswer || s.Route == RouteDirect {
-		return nil
-	}
-	ns, docs := cited(s)
-	var out []Source
-	for i, d := range docs {
-		out = append(out, Source{N: ns[i], Title: d.Title, Location: d.Location, Snippet: snippet(d.Content, 240), Route: d.Route})
-	}
-	return out
+// segment is a piece of a line: text, or a citation and its numbers.
+type segment struct {
+	text string
+	nums []int // nil for text
 }
+
+func rewriteLine(line string, renumber func([]int) []int) string {
+	var b strings.Builder
+	var run []int // the numbers of the citations just written, side by side
+	pending := "" // a separator after them, held until the next citation is known
+	for _, sg := range citationSegments(line) {
+		if sg.nums == nil {
+			if run != nil && strings.Trim(sg.text, ", ") == "" {
+				pending = sg.text // a citation may follow; text would have ended the segment
+				continue
+			}
+			b.WriteString(pending + sg.text)
+			run, pending = nil, ""
+			continue
+		}
+		var nums []int
+		for _, n := range renumber(sg.nums) {
+			if !slices.Contains(run, n) && !slices.Contains(nums, n) {
+				nums = append(nums, n)
+			}
+		}
+		if len(nums) == 0 {
+			pending = "" // the whole citation repeats the ones before it
+			continue
+		}
+		b.WriteString(pending)
+		pending = ""
+		if slices.Equal(nums, sg.nums) {
+			b.WriteString(sg.text)
+		} else {
+			b.WriteString(formatCitation(nums))
+		}
+		run = append(run, nums...)
+	}
+	b.WriteString(pending)
+	return b.String()
+}
+
+// citationSegments cuts line into text and citations, text and inline
+// code merged into text segments, so that two citations are never
+// separated by an empty text segment.
+func citationSegments(line string) []segment {
+	var segs []segment
+	start := 0 // of the text not yet in segs
+	for i := 0; i < len(line); {
+		switch line[i] {
+		case '`':
+			i = codeSpanEnd(line, i)
+		case '[':
+			nums, end, ok := citationAt(line, i)
+			if !ok {
+				i++
+				continue
+			}
+			if start < i {
+				segs = append(segs, segment{text: line[start:i]})
+			}
+			segs = append(segs, segment{text: line[i:end], nums: nums})
+			i, start = end, end
+		default:
+			i++
+		}
+	}
+	if start < len(line) {
+		segs = append(segs, segment{text: line[start:]})
+	}
+	return segs
+}
+
+// codeSpanEnd returns the index after the inline code span opened by the
+// backticks at line[i], or after those backticks when no run of the same
+// length closes them on this line: then they are literal backticks.
+func codeSpanEnd(line string, i int) int {
+	n := 0
+	for i+n < len(line) && line[i+n] == '`' {
+		n++
+	}
+	for j := i + n; j < len(line); {
+		if line[j] != '`' {
+			j++
+			continue
+		}
+		m := 0
+		for j+m < len(line) && line[j+m] == '`' {
+			m++
+		}
+		if m == n {
+			return j + m
+		}
+		j += m
+	}
+	return i + n
+}
+
+// citationAt reads a citation at line[i] == '[': numbers of one to three
+// digits separated by commas or spaces, then ']'. "[1](…)" is the text of
+// a Markdown link, not a citation.
+func citationAt(line string, i int) (nums []int, end int, ok bool) {
+	digits := 0
+	for j := i + 1; j < len(line) && j-i <= 30; j++ {
+		c := line[j]
+		switch {
+		case '0' <= c && c <= '9':
+			if digits++; digits > 3 {
+				return nil, 0, false
+			}
+			continue
+		case c != ',' && c != ' ' && c != ']':
+			return nil, 0, false
+		}
+		if digits > 0 {
+			n, _ := strconv.Atoi(line[j-digits : j])
+			nums = append(nums, n)
+			digits = 0
+		}
+		if c == ']' {
+			if len(nums) == 0 || strings.HasPrefix(line[j+1:], "(") {
+				return nil, 0, false
+			}
+			return nums, j + 1, true
+		}
+	}
+	return nil, 0, false
+}
+
+func formatCitation(nums []int) string {
+	parts := make([]string, len(nums))
+	for i, n := range nums {
+		parts[i] = strconv.Itoa(n)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// source describes one cited document from the chunks cited of it.
+func source(n int, chunks []Document) Source {
+	first := chunks[0]
+	src := Source{N: n, Title: first.Title, Location: first.Location, Snippet: snippet(first.Content, 240), Route: first.Route}
+	var sections []string
+	for _, d := range chunks {
+		sec := strings.TrimSpace(d.Section)
+		// The heading that is the title (a file's "# Refund policy")
+		// names the document, not a part of it.
+		if sec != "" && !strings.EqualFold(sec, strings.TrimSpace(d.Title)) && !slices.Contains(sections, sec) {
+			sections = append(sections, sec)
+		}
+		if src.URL == "" {
+			src.URL = link(d)
+		}
+	}
+	src.Section = strings.Join(sections, " · ")
+	return src
+}
+
+// link is a URL people can open for d: its location when that is an
+// http(s) URL (a web page, a chat permalink), else the "url" its ingest
+// recorded (a file's front matter or DOCS_BASE_URL). A graph result has
+// none: its location is the query that ran.
+func link(d Document) string {
+	if d.Route == RouteGraph {
+		return ""
+	}
+	if u := httpURL(d.Location); u != "" {
+		return u
+	}
+	return httpURL(d.Metadata["url"])
+}
+
+// httpURL returns s if it is an absolute http or https URL with a host,
+// with the few characters RFC 3986 never allows raw (<, >, ", |, …)
+// percent-encoded so that chat link markup cannot be broken by one, and
+// "" for anything else: javascript: and data: URLs, relative paths, user
+// names in the host part ("https://bank.com@evil.example"), white space
+// or control characters. What it gets may come from documents and web
+// results, so it is checked here, where links are made, whatever checked
+// it before.
+func httpURL(s string) string {
+	if s == "" || len(s) > maxURL || strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Opaque != "" {
+		return ""
+	}
+	return unsafeInURL.Replace(s)
+}
+
+// maxURL bounds the links kept: longer ones are not links people follow.
+const maxURL = 2048
+
+var unsafeInURL = strings.NewReplacer("<", "%3C", ">", "%3E", "\"", "%22", "|", "%7C", "`", "%60", "{", "%7B", "}", "%7D", "^", "%5E", "\\", "%5C")
 
 // snippet shortens s to at most n runes at a word boundary.
 func snippet(s string, n int) string {
@@ -162,9 +416,31 @@ func snippet(s string, n int) string {
 	return string(r[:cut]) + "…"
 }
 
+// citedCount is the number of documents the answer cites: its sources.
+func citedCount(s *State) int {
+	_, docs := cited(s)
+	return len(docs)
+}
+
+// sources lists the documents the answer cites, one a document, and
+// returns the answer with its citations numbered as they are. A direct
+// answer and a no-answer cite nothing, and their text is left as it is.
+func sources(s *State) (string, []Source) {
+	if s.NoAnswer || s.Route == RouteDirect {
+		return s.Answer, nil
+	}
+	answer, docs := cited(s)
+	out := make([]Source, len(docs))
+	for i, chunks := range docs {
+		out[i] = source(i+1, chunks)
+	}
+	return answer, out
+}
+
 // result turns a finished state into what Ask returns.
 func (a *Agent) result(s *State) Result {
 	route := s.Route
+	answer, srcs := sources(s)
 	return Result{
 		Question:      s.Question,
 		Standalone:    s.Standalone,
@@ -172,8 +448,8 @@ func (a *Agent) result(s *State) Result {
 		RouteReason:   s.RouteReason,
 		Rewrites:      s.Rewrites,
 		Regenerations: s.Regenerations,
-		Answer:        s.Answer,
-		Sources:       append([]Source{}, sources(s)...),
+		Answer:        answer,
+		Sources:       append([]Source{}, srcs...),
 		Confidence:    confidence(s),
 		Unsupported:   s.Unsupported,
 		Partial:       s.Partial,

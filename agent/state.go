@@ -46,6 +46,10 @@ type Document struct {
 	Score    float64           `json:"score,omitempty"`
 	Route    Route             `json:"route"`
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// Section is the heading of the part of the document this piece comes
+	// from ("Annual plans"), as the stores keep it with each chunk; empty
+	// for text above the first heading, graph rows and web results.
+	Section string `json:"section,omitempty"`
 }
 
 // GradedDocument is a retrieved document with the grader's verdict.
@@ -56,12 +60,19 @@ type GradedDocument struct {
 }
 
 // Source is a document cited by an answer, numbered as in the answer's [n].
+// A document is one Source however many of its chunks the answer cites
+// (see foldCitations in result.go): Location and Snippet are the first
+// cited chunk's, Section joins the distinct headings of the cited chunks
+// with " · ", and URL is an http(s) link (a permalink, a web page, a
+// file's page from its front matter or DOCS_BASE_URL), never anything else.
 type Source struct {
 	N        int    `json:"n"`
 	Title    string `json:"title"`
 	Location string `json:"location"`
 	Snippet  string `json:"snippet"`
 	Route    Route  `json:"route"`
+	Section  string `json:"section,omitempty"` // the heading(s) the cited text is under
+	URL      string `json:"url,omitempty"`     // a link people can open; "" when none
 }
 
 // Turn is one finished question and answer in a thread.
@@ -97,6 +108,24 @@ func (t *Thread) Append(turn Turn) {
 	t.Updated = turn.At
 }
 
+// ForgetIdle drops the turns before the thread's last silence longer than
+// maxIdle, counting up to now: what is left is the conversation still
+// going on, empty when the last turn is older than maxIdle. The turns are
+// dropped for good when the thread is saved again.
+func (t *Thread) ForgetIdle(now time.Time, maxIdle time.Duration) {
+	next := now
+	for i := len(t.Turns) - 1; i >= 0; i-- {
+		if next.Sub(t.Turns[i].At) > maxIdle {
+			t.Turns = t.Turns[i+1:]
+			break
+		}
+		next = t.Turns[i].At
+	}
+	if len(t.Turns) == 0 {
+		t.Turns, t.LastRoute, t.LastSources = nil, "", nil
+	}
+}
+
 // Attempt is one retrieval the run made, kept so that a no-answer can say
 // what was searched.
 type Attempt struct {
@@ -104,7 +133,7 @@ type Attempt struct {
 	Query    string `json:"query"`
 	Found    int    `json:"found"`
 	Relevant int    `json:"relevant"`
-	Note     string `json:"note,omitempty"` // e.g. "web search is not configured"
+	Note     string `json:"note,omitempty"` // e.g. "web search isn't set up here"
 }
 
 // State is the data one run works on. One goroutine owns a run, so State

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +31,42 @@ const BusyMessage = "I'm answering a lot of questions right now and couldn't tak
 
 // StoppingMessage is what an asker is told during a shutdown.
 const StoppingMessage = "I'm restarting and couldn't take your question. Please ask again in a minute."
+
+// questionChecker is the agent's check of a question, run before anything
+// is posted (agent.Agent implements it).
+type questionChecker interface {
+	CheckQuestion(text string) error
+}
+
+// QuestionError is Submit's error for a question that cannot be answered
+// as asked (empty, too long); Message tells the asker why, privately.
+type QuestionError struct{ Message string }
+
+func (e *QuestionError) Error() string { return e.Message }
+
+// Refusal is what an adapter tells the asker, privately, when Submit did
+// not take the question, and false when the asker is told nothing (a
+// duplicate delivery, already being answered).
+func Refusal(err error) (string, bool) {
+	var q *QuestionError
+	var lim *LimitError
+	switch {
+	case err == nil, errors.Is(err, ErrDuplicate):
+		return "", false
+	case errors.As(err, &q):
+		return q.Message, true
+	case errors.Is(err, ErrBusy):
+		return BusyMessage, true
+	case errors.Is(err, ErrStopping):
+		return StoppingMessage, true
+	case errors.As(err, &lim):
+		return lim.Error(), true // says when to ask again
+	}
+	return InternalMessage, true
+}
+
+// maxDetails bounds the private details one answer collects.
+const maxDetails = 5
 
 // Config configures a Dispatcher.
 type Config struct {
@@ -134,6 +172,13 @@ func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
 	if err := d.dedupe(ctx, in); err != nil {
 		return err
 	}
+	// A question the agent would refuse is refused now, privately, before
+	// a placeholder says in the channel that it is being answered.
+	if c, ok := d.cfg.Agent.(questionChecker); ok {
+		if err := c.CheckQuestion(in.Text); agent.ErrorCode(err) == agent.EINVALID {
+			return &QuestionError{Message: agent.ErrorMessage(err)}
+		}
+	}
 	// Rate limits apply after de-duplication, so that a platform's
 	// retries of one question count once.
 	if err := d.limit(in); err != nil {
@@ -149,13 +194,13 @@ func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
 	j := job{
 		in:     in,
 		r:      observedReplier{Replier: r, obs: d.cfg.Observer, platform: in.Platform},
-		view:   View{AnswerID: newID(), Question: in.Text, Status: []string{"Thinking…"}},
+		view:   View{AnswerID: newID(), Question: in.Text, Progress: ThinkingLine},
 		posted: make(chan error, 1),
 	}
 	// Waiting jobs exist only while every worker is busy (or their thread
 	// is), so they are exactly the questions ahead of this one.
 	if ahead := d.queued; ahead > 0 {
-		j.view.Status = []string{fmt.Sprintf("Waiting in line: %d question%s ahead of yours…", ahead, plural(ahead))}
+		j.view.Progress = fmt.Sprintf("Waiting in line: %d question%s ahead of yours…", ahead, plural(ahead))
 	}
 	key := in.ThreadKey()
 	waiting, active := d.pending[key]
@@ -368,7 +413,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	defer cancel()
 	log := d.log.With("thread", j.in.ThreadKey(), "platform", j.in.Platform)
 	v := j.view
-	v.Status = []string{"Thinking…"}
+	v.Progress = ThinkingLine
 	// The answer's id names the run in every log line written for it,
 	// here and, through ctx, in the agent's stores.
 	log = log.With("run", v.AnswerID)
@@ -377,6 +422,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 		ThreadID: j.in.ThreadKey(),
 		Text:     j.in.Text,
 		Scope:    agent.Scope{Workspace: j.in.Workspace, Channel: j.in.Channel},
+		MaxIdle:  j.in.MaxIdle,
 	}
 	var budgetNote string
 	q.OfflineReason, budgetNote = d.overBudget(j.in)
@@ -409,9 +455,17 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	if placed {
 		ed = newEditor(ctx, j.r, d.cfg.Interval, log)
 	}
+	// Details of what went wrong on the way (a server's error, a setting
+	// to set) are for the asker alone: collected here, sent privately
+	// after the answer, never shown in the thread.
+	var details []string
 	emit := func(e agent.Event) {
-		if line, ok := Status(e); ok && ed != nil {
-			v.Status = appendStatus(v.Status, line)
+		if e.Detail != "" && !slices.Contains(details, e.Detail) && len(details) < maxDetails {
+			details = append(details, e.Detail)
+			log.Warn("run detail for the asker", "event", e.Kind, "detail", e.Detail)
+		}
+		if line, ok := Progress(e); ok && ed != nil && line != v.Progress {
+			v.Progress = line
 			ed.show(v)
 		}
 	}
@@ -437,15 +491,18 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	v.Done = true
 	if err != nil {
 		log.Error("answer failed", "err", err)
-		v.Failed = "I couldn't answer this one."
+		v.Failed = FailedMessage
 		if ctx.Err() != nil && agent.ErrorCode(err) != agent.EINVALID {
-			v.Failed = "I ran out of time answering this one."
+			v.Failed = TimeoutMessage
 		}
-		if perr := j.r.Private(fctx, agent.ErrorMessage(err)); perr != nil {
-			log.Error("could not tell the asker", "err", perr)
-		}
+		details = append([]string{agent.ErrorMessage(err)}, details...)
 	} else {
 		v.Result = &res
+	}
+	if len(details) > 0 {
+		if perr := j.r.Private(fctx, strings.Join(details, "\n")); perr != nil {
+			log.Error("could not tell the asker", "err", perr)
+		}
 	}
 	if err := d.finish(fctx, j.r, v, log); err != nil {
 		log.Error("could not post the answer", "err", err)
@@ -469,7 +526,7 @@ func (d *Dispatcher) finish(ctx context.Context, r Replier, v View, log *slog.Lo
 	if !errors.As(err, &pe) {
 		return err
 	}
-	v.Result, v.Failed = nil, "I couldn't answer this one."
+	v.Result, v.Failed = nil, FailedMessage
 	return panics.Catch(log, "finish", func() error { return r.Finish(ctx, v) })
 }
 
@@ -483,14 +540,6 @@ func (d *Dispatcher) Vote(ctx context.Context, answerID, user string, vote int) 
 		return nil
 	}
 	return d.cfg.Feedback.SaveVote(ctx, answerID, user, vote)
-}
-
-func appendStatus(lines []string, line string) []string {
-	lines = append(lines, line)
-	if len(lines) > maxStatusLines {
-		lines = lines[len(lines)-maxStatusLines:]
-	}
-	return lines
 }
 
 func newID() string {

@@ -101,8 +101,65 @@ func TestAnswerShowsProgressAndResult(t *testing.T) {
 	if !v.Done || v.Result == nil || v.Result.Answer != "answer to hello" || v.AnswerID == "" {
 		t.Errorf("final view = %+v", v)
 	}
-	if r.started != 1 || len(v.Status) < 2 || !strings.Contains(v.Status[len(v.Status)-1], "→ vector") {
-		t.Errorf("started = %d status = %q", r.started, v.Status)
+	if r.started != 1 || v.Progress != "Searching company documents…" {
+		t.Errorf("started = %d progress = %q", r.started, v.Progress)
+	}
+}
+
+// checker is an Asker that also checks questions as agent.Agent does.
+type checker struct{ Asker }
+
+func (checker) CheckQuestion(text string) error {
+	if len(text) > 10 {
+		return agent.Errorf(agent.EINVALID, "The question is too long (%d characters; the limit is 10).", len(text))
+	}
+	return nil
+}
+
+func TestUnanswerableQuestionRefusedPrivatelyBeforeAnything(t *testing.T) {
+	d := start(t, Config{Agent: checker{echo()}})
+	r := newRecorder()
+	err := d.Submit(context.Background(), msg("t1", strings.Repeat("why ", 10)), r)
+	text, tell := Refusal(err)
+	if !tell || !strings.Contains(text, "too long") {
+		t.Fatalf("Submit = %v; refusal %q, %v", err, text, tell)
+	}
+	if d.Queued() != 0 || r.started != 0 {
+		t.Errorf("a refused question was queued or got a placeholder (started %d)", r.started)
+	}
+	if err := d.Submit(context.Background(), msg("t2", "short"), r); err != nil {
+		t.Fatalf("a short question was refused: %v", err)
+	}
+}
+
+// TestDetailsArePrivate: what went wrong on the way (a server's error, a
+// setting's name) reaches the asker privately, never the thread.
+func TestDetailsArePrivate(t *testing.T) {
+	const detail = `Post "http://10.0.0.5:8080/v1/chat/completions": dial tcp 10.0.0.5:8080: connection refused`
+	a := askerFunc(func(_ context.Context, q agent.Question, emit agent.Emitter) (agent.Result, error) {
+		emit(agent.Event{Kind: agent.EventDegraded, Reason: "the language model isn't answering", Detail: detail})
+		return agent.Result{Question: q.Text, Answer: "offline answer", Route: agent.RouteVector, Offline: true,
+			OfflineReason: "the language model isn't answering"}, nil
+	})
+	d := start(t, Config{Agent: a})
+	r := newRecorder()
+	if err := d.Submit(context.Background(), msg("t1", "hello"), r); err != nil {
+		t.Fatal(err)
+	}
+	v := r.wait(t)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	public := append(append([]View{}, r.updates...), v)
+	for _, u := range public {
+		if strings.Contains(u.Progress, "10.0.0.5") || strings.Contains(u.Failed, "10.0.0.5") {
+			t.Errorf("public view shows the detail: %+v", u)
+		}
+	}
+	if f := v.Final(); strings.Contains(f.Badge.String(), "10.0.0.5") || !strings.Contains(f.Badge.String(), "answered offline: the language model isn't answering") {
+		t.Errorf("badge = %q", f.Badge.String())
+	}
+	if len(r.private) != 1 || !strings.Contains(r.private[0], detail) {
+		t.Errorf("private = %q, want the detail once", r.private)
 	}
 }
 

@@ -57,7 +57,6 @@ func newEditor(ctx context.Context, r Replier, interval time.Duration, log *slog
 
 // show replaces the pending view with v without blocking.
 func (e *editor) show(v View) {
-	v.Status = append([]string(nil), v.Status...) // the caller keeps appending
 	select {
 	case <-e.latest: // drop the stale one
 	default:

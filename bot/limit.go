@@ -78,7 +78,7 @@ func Wait(d time.Duration) string {
 
 // overBudget checks the token budget of in's workspace. When it is used
 // up, it returns the run's offline reason and a line for the asker: the
-// badge says "offline mode", and the asker should also know why and until
+// badge says "answered offline", and the asker should also know why and until
 // when.
 func (d *Dispatcher) overBudget(in Incoming) (reason, tell string) {
 	if d.cfg.Budget == nil {

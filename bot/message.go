@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"time"
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/feedback"
@@ -18,26 +19,44 @@ type Incoming struct {
 	MessageID string // the asking message (Slack ts, Discord message id), for de-duplication
 	User      string
 	Text      string // the question, with the bot mention removed
+	// Conversation, when set, names the conversation within Channel
+	// instead of Thread, for platforms where the answer's place is shared
+	// by people who are not talking together: on Discord a channel (or
+	// thread channel) holds everyone's questions, so the conversation is
+	// the asker's.
+	Conversation string
+	// MaxIdle, when set, is the longest silence the conversation survives:
+	// a question after a longer one starts afresh. Discord sets it, since
+	// an asker's turns in a channel are a conversation only while recent;
+	// a Slack thread never idles out.
+	MaxIdle time.Duration
 }
 
-// ThreadKey identifies the conversation whose state the question continues.
+// ThreadKey identifies the conversation whose state the question continues:
+// the Conversation when set, else the Thread. Answers are saved under it,
+// so that an adapter can ask whether it answered someone in a thread.
 func (in Incoming) ThreadKey() string {
-	return in.Platform + ":" + in.Workspace + ":" + in.Channel + ":" + in.Thread
+	conv := in.Thread
+	if in.Conversation != "" {
+		conv = in.Conversation
+	}
+	return in.Platform + ":" + in.Workspace + ":" + in.Channel + ":" + conv
 }
 
 // View is everything people see of one question: the progress so far, and
 // once done, the result. Adapters render it (Block Kit, embeds, text).
 type View struct {
-	AnswerID string   // identifies the answer for feedback buttons
-	Question string   // as asked
-	Status   []string // progress lines, oldest first, at most maxStatusLines
+	AnswerID string // identifies the answer for feedback buttons
+	Question string // as asked
+	Progress string // the latest progress line (see Progress), while not Done
 	Done     bool
 	Result   *agent.Result // set when Done and the run succeeded
 	Failed   string        // set when Done and the run failed: a short public line
 }
 
-// maxStatusLines bounds the progress shown while an answer is being made.
-const maxStatusLines = 6
+// Final is what people read of a finished view's answer; v.Result must be
+// set.
+func (v View) Final() Final { return Present(v.Question, *v.Result) }
 
 // Replier shows one question's View in its platform: it posts the first
 // view, edits it as the run progresses and finishes it. Implementations

@@ -46,6 +46,10 @@ type Store interface {
 	SaveVote(ctx context.Context, answerID, voter string, vote int) error
 	// Votes returns every vote with its answer, oldest first.
 	Votes(ctx context.Context) ([]Vote, error)
+	// Answered reports whether an answer was saved in thread for a
+	// question of user ("" for anyone): a thread reply continues the
+	// conversation only of someone the bot answered there.
+	Answered(ctx context.Context, thread, user string) (bool, error)
 }
 
 // ErrUnknownAnswer is returned by SaveVote for an answer never saved.

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/kb"
@@ -65,14 +67,21 @@ var formats = map[string]string{
 // real absolute path outside any checkout; Key is KeyPrefix and Location.
 // Title is the first heading, else the file name; Hash is kb.Hash of the
 // text. Reports name paths as typed, relative to the working directory.
+//
+// A Markdown file whose front matter has a "url:" that is an http(s) URL
+// gets it in Metadata["url"]: the page people read it on, which the
+// answer's source links to. Other files get no link; IngestFiles can give
+// them one (Pipeline.DocsBaseURL).
 func Files(ctx context.Context, paths []string, fn func(kb.Document) error) (Report, error) {
-	return files(ctx, paths, func(d kb.Document, _ *sourceID) error { return fn(d) })
+	return files(ctx, paths, "", func(d kb.Document, _ *sourceID) error { return fn(d) })
 }
 
-func files(ctx context.Context, paths []string, fn func(kb.Document, *sourceID) error) (Report, error) {
+// files is Files, linking each file without a url: in its front matter
+// under baseURL when that is set (see fileURL and loader.relPath).
+func files(ctx context.Context, paths []string, baseURL string, fn func(kb.Document, *sourceID) error) (Report, error) {
 	cwd, _ := os.Getwd() // without it, reports show absolute paths
 	roots := &sourceRoots{}
-	l := &loader{fsys: osFS{}, display: func(p string) string { return displayPath(cwd, p) }, maxSize: MaxFileSize,
+	l := &loader{fsys: osFS{}, display: func(p string) string { return displayPath(cwd, p) }, maxSize: MaxFileSize, baseURL: baseURL,
 		identify: func(p string) (string, string, *sourceID) {
 			id := roots.identify(p)
 			return id.key(), id.location, &id
@@ -152,6 +161,7 @@ type loader struct {
 	// identity; nil means both are display's.
 	identify func(string) (key, location string, id *sourceID)
 	maxSize  int64           // MaxFileSize; tests lower it
+	baseURL  string          // links files without a url: of their own; "" for none
 	seen     map[string]bool // keys loaded, so a file named twice is read once
 	rep      Report
 }
@@ -179,7 +189,7 @@ func (l *loader) load(ctx context.Context, p string, fn docFunc) error {
 		return nil
 	}
 	if !info.IsDir() {
-		return l.file(ctx, p, info, true, fn)
+		return l.file(ctx, p, p, info, true, fn)
 	}
 	return l.fsys.WalkDir(p, func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -207,7 +217,7 @@ func (l *loader) load(ctx context.Context, p string, fn docFunc) error {
 			l.skip(name, "link to a folder (not followed)")
 			return nil
 		}
-		return l.file(ctx, name, info, false, fn)
+		return l.file(ctx, name, p, info, false, fn)
 	})
 }
 
@@ -225,9 +235,10 @@ func (l *loader) skip(p, reason string) {
 	l.rep.Skipped = append(l.rep.Skipped, Skip{Path: l.display(p), Reason: reason})
 }
 
-// file loads one file. explicit is true when the caller named it, which
-// lets a file with an unknown extension be read as text.
-func (l *loader) file(ctx context.Context, p string, info fs.FileInfo, explicit bool, fn docFunc) error {
+// file loads one file, reached from root: the path the caller named, p
+// itself or a folder above it. explicit is true when the caller named it,
+// which lets a file with an unknown extension be read as text.
+func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, explicit bool, fn docFunc) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
@@ -268,7 +279,7 @@ func (l *loader) file(ctx context.Context, p string, info fs.FileInfo, explicit 
 		l.skip(p, fmt.Sprintf("too large (over %s)", byteSize(l.maxSize)))
 		return nil
 	}
-	var text, title string
+	var text, title, link string
 	if format == formatPDF {
 		if text, title, err = extractPDFContext(ctx, data); err != nil {
 			if ctx.Err() != nil {
@@ -282,7 +293,7 @@ func (l *loader) file(ctx context.Context, p string, info fs.FileInfo, explicit 
 			l.skip(p, reason)
 			return nil
 		}
-		text, title = decodeText(data, format)
+		text, title, link = decodeText(data, format)
 	}
 	if strings.TrimSpace(text) == "" {
 		l.skip(p, "no text")
@@ -299,6 +310,9 @@ func (l *loader) file(ctx context.Context, p string, info fs.FileInfo, explicit 
 	if title == "" {
 		title = l.fsys.Base(p)
 	}
+	if link == "" && l.baseURL != "" {
+		link = fileURL(l.baseURL, l.relPath(p, root, id))
+	}
 	doc := kb.Document{
 		Key:      key,
 		Title:    title,
@@ -307,11 +321,39 @@ func (l *loader) file(ctx context.Context, p string, info fs.FileInfo, explicit 
 		Metadata: map[string]string{"format": format},
 		Chunks:   []kb.Chunk{{Index: 0, Content: text}},
 	}
+	if link != "" {
+		doc.Metadata["url"] = link
+		// A new link must reach the store even when the text is the same,
+		// so it is part of the hash; files without one keep the hash they
+		// always had, and are not re-embedded for this.
+		doc.Hash = kb.Hash(text + "\x00url\x00" + link)
+	}
 	l.rep.Files++
 	if err := fn(doc, id); err != nil {
 		return fmt.Errorf("ingest: %s: %w", l.display(p), err)
 	}
 	return nil
+}
+
+// relPath is the path of file p under DOCS_BASE_URL: its path from the
+// top of the Git checkout holding it, as in its Location without the
+// checkout's name ("docs/parking.md" for "handbook/docs/parking.md"), so
+// that the repository's URL ("https://github.com/acme/handbook/blob/main/")
+// is the base however the folder was named; outside any checkout, its
+// path from root, the folder the caller named (its name, when the caller
+// named the file).
+func (l *loader) relPath(p, root string, id *sourceID) string {
+	if id != nil && id.rel != "" {
+		return id.rel
+	}
+	if p == root {
+		return l.fsys.Base(p)
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return l.fsys.Base(p)
+	}
+	return filepath.ToSlash(rel)
 }
 
 func (l *loader) read(p string) ([]byte, error) {
@@ -354,9 +396,11 @@ func trimPartialRune(b []byte) []byte {
 	return b
 }
 
-// decodeText turns a file's bytes into the text to index, and a title when
-// the format carries one outside its headings (front matter, <title>).
-func decodeText(data []byte, format string) (text, title string) {
+// decodeText turns a file's bytes into the text to index, a title when the
+// format carries one outside its headings (front matter, <title>), and a
+// link to the page people read the file on when its front matter gives
+// one (see frontMatter).
+func decodeText(data []byte, format string) (text, title, link string) {
 	s := string(data)
 	if !utf8.ValidString(s) { // bad bytes past the sniffed head
 		s = strings.ToValidUTF8(s, "\uFFFD")
@@ -365,35 +409,116 @@ func decodeText(data []byte, format string) (text, title string) {
 	s = normalizeNewlines(s)
 	switch format {
 	case formatMarkdown:
-		return stripFrontMatter(s)
+		text, fm := stripFrontMatter(s)
+		return text, fm.title, fm.url
 	case formatHTML:
-		return extractHTML(s)
+		text, title = extractHTML(s)
+		return text, title, ""
 	}
-	return s, ""
+	return s, "", ""
 }
 
-// stripFrontMatter removes a leading YAML front matter block ("---" lines),
-// which is metadata rather than prose, and returns its title: if any.
-func stripFrontMatter(s string) (text, title string) {
-	if !strings.HasPrefix(s, "---\n") {
-		return s, ""
+// frontMatter is what Files reads of a Markdown file's front matter: the
+// "key: value" lines of the YAML block, not YAML in full.
+type frontMatter struct {
+	title string // "title:", which wins over the first heading
+	// url is "url:", the page where people read the file (its rendering
+	// on a docs site, say), shown as the source's link. The file's author
+	// writes it, so only an http(s) URL is kept (see linkURL), and only as
+	// a top-level key: "url:" under another key describes something else.
+	url string
+}
+
+// stripFrontMatter removes a leading YAML front matter block: a "---"
+// line, the metadata, and the next "---" line (which may end the file).
+// It is metadata rather than prose, so it is not indexed; what it says is
+// returned.
+func stripFrontMatter(s string) (string, frontMatter) {
+	rest, ok := strings.CutPrefix(s, "---\n")
+	if !ok {
+		return s, frontMatter{}
 	}
-	end := strings.Index(s[4:], "\n---\n")
-	if end < 0 {
-		if strings.HasSuffix(s, "\n---") {
-			end = len(s) - 4 - 4
-		} else {
-			return s, ""
-		}
+	var front, body string
+	if i := strings.Index("\n"+rest, "\n---\n"); i >= 0 {
+		front, body = rest[:max(i-1, 0)], rest[i+4:]
+	} else if strings.HasSuffix("\n"+rest, "\n---") {
+		front = rest[:max(len(rest)-4, 0)]
+	} else {
+		return s, frontMatter{}
 	}
-	front := s[4 : 4+end]
+	var fm frontMatter
+	var titleSeen, urlSeen bool
 	for _, line := range strings.Split(front, "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "title" {
-			title = strings.Trim(strings.TrimSpace(v), `"'`)
-			break
+		k, v, ok := strings.Cut(line, ":")
+		switch {
+		case !ok:
+		case !titleSeen && strings.TrimSpace(k) == "title":
+			titleSeen = true
+			fm.title = strings.Trim(strings.TrimSpace(v), `"'`)
+		case !urlSeen && strings.TrimRight(k, " \t") == "url":
+			urlSeen = true
+			fm.url = linkURL(yamlScalar(v))
 		}
 	}
-	return strings.TrimLeft(s[min(4+end+5, len(s)):], "\n"), title
+	return strings.TrimLeft(body, "\n"), fm
+}
+
+// yamlScalar is the value of a one-line YAML scalar: the text between
+// its quotes, or, unquoted, the text before a " #" comment.
+func yamlScalar(v string) string {
+	v = strings.TrimSpace(v)
+	if v != "" && (v[0] == '"' || v[0] == '\'') {
+		end := strings.IndexByte(v[1:], v[0])
+		if end < 0 {
+			return "" // unterminated: not a value we can read
+		}
+		return v[1 : 1+end]
+	}
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = v[:i]
+	}
+	return strings.TrimSpace(v)
+}
+
+// maxURL bounds the links kept: longer ones are not links people follow.
+const maxURL = 2048
+
+// linkURL returns s if people may be sent to it: an absolute http or https
+// URL with a host, of at most maxURL bytes, without white space, control
+// characters or backslashes, and without a user name in the host part
+// ("https://bank.example@evil.example/"); else "". Front matter is
+// outside input: a javascript:, data: or relative "url:" is dropped, so
+// the file is then shown without a link. The agent checks links again
+// when it lists sources, as stores may hold what older versions wrote.
+func linkURL(s string) string {
+	if s == "" || len(s) > maxURL || strings.ContainsFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || r == '\\' || r == utf8.RuneError
+	}) {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Opaque != "" {
+		return ""
+	}
+	return s
+}
+
+// fileURL is the link of a file under the docs base URL base: base, with a
+// "/" after it, and the file's path from its source root, each element
+// percent-encoded ("Team notes/Q&A #2.md" → "Team%20notes/Q&A%20%232.md").
+// It is "" when base is not an http(s) URL.
+func fileURL(base, rel string) string {
+	if linkURL(base) == "" || rel == "" {
+		return ""
+	}
+	parts := strings.Split(rel, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	if !strings.HasSuffix(base, "/") {
+		base += "/"
+	}
+	return linkURL(base + strings.Join(parts, "/"))
 }
 
 // byteSize formats n bytes for people: "20 MB", "3.4 kB".

@@ -59,7 +59,7 @@ func FileText(ctx context.Context, name, mimeType string, data []byte) (text, ti
 		if reason := binaryReason(data); reason != "" {
 			return "", "", errors.New(reason)
 		}
-		text, title = decodeText(data, format)
+		text, title, _ = decodeText(data, format) // a chat file's link is its message's
 	}
 	if strings.TrimSpace(text) == "" {
 		return "", "", errors.New("no text")

@@ -40,18 +40,24 @@ func (p *Pipeline) adoptLegacy(ctx context.Context, doc kb.Document, id sourceID
 	if err != nil {
 		return err
 	}
+	// Earlier versions hashed a file's text alone, which Files hands over
+	// as one chunk; doc.Hash also covers a link, when the file has one.
+	hash := doc.Hash
+	if len(doc.Chunks) == 1 {
+		hash = kb.Hash(doc.Chunks[0].Content)
+	}
 	var matches []kb.Document
 	best := -1
 	for _, old := range olds {
 		ok, weak := id.matchesLegacy(old.Key)
-		if !ok || (weak && old.Hash != doc.Hash) {
+		if !ok || (weak && old.Hash != hash) {
 			continue
 		}
 		matches = append(matches, old)
 		// Prefer the copy with the same text, then the longest match.
 		i := len(matches) - 1
-		if best < 0 || (old.Hash == doc.Hash) != (matches[best].Hash == doc.Hash) && old.Hash == doc.Hash ||
-			(old.Hash == doc.Hash) == (matches[best].Hash == doc.Hash) && len(old.Key) > len(matches[best].Key) {
+		if best < 0 || (old.Hash == hash) != (matches[best].Hash == hash) && old.Hash == hash ||
+			(old.Hash == hash) == (matches[best].Hash == hash) && len(old.Key) > len(matches[best].Key) {
 			best = i
 		}
 	}

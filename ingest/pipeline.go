@@ -55,6 +55,16 @@ type Pipeline struct {
 	// versions stored under the path as typed (see LegacyFiles).
 	Legacy LegacyFiles
 
+	// DocsBaseURL, when set, links the files IngestFiles loads to the pages
+	// people read them on: DocsBaseURL followed by the file's path from the
+	// top of its Git checkout, or from the folder named when it is in none,
+	// percent-encoded (DOCS_BASE_URL: "https://github.com/acme/handbook/blob/main/"
+	// links "handbook/docs/a b.md" to ".../blob/main/docs/a%20b.md"). A
+	// "url:" in a file's front matter wins. The link is stored with the
+	// document (Metadata["url"]), so changing the base re-stores the files
+	// at their next ingest.
+	DocsBaseURL string
+
 	retryDelay time.Duration // before the first retry of a failed batch; tests shorten it
 }
 
@@ -160,7 +170,7 @@ func (p *Pipeline) IngestFiles(ctx context.Context, paths []string) (Report, err
 		}
 	}
 	return p.ingestAll(ctx, func(fn func(kb.Document) error) (Report, error) {
-		return files(ctx, paths, func(doc kb.Document, id *sourceID) error {
+		return files(ctx, paths, p.DocsBaseURL, func(doc kb.Document, id *sourceID) error {
 			if id != nil && legacy {
 				if err := p.adoptLegacy(ctx, doc, *id); err != nil {
 					if ctx.Err() != nil {

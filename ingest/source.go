@@ -26,6 +26,7 @@ const KeyPrefix = "file:"
 // by its real absolute path.
 type sourceID struct {
 	location string // shown with the source: "handbook/docs/parking.md"
+	rel      string // path from the checkout's top: "docs/parking.md"; "" outside any checkout
 	abs      string // absolute path as reached, links not resolved
 	real     string // absolute path with links resolved
 }
@@ -50,7 +51,8 @@ func (r *sourceRoots) identify(p string) sourceID {
 	id := sourceID{abs: abs, real: real, location: filepath.ToSlash(real)}
 	if root := r.rootOf(filepath.Dir(real)); root != "" {
 		if rel, err := filepath.Rel(root, real); err == nil {
-			id.location = r.nameOf(root) + "/" + filepath.ToSlash(rel)
+			id.rel = filepath.ToSlash(rel)
+			id.location = r.nameOf(root) + "/" + id.rel
 		}
 	}
 	return id

@@ -39,9 +39,15 @@ func TestBreakerOpensDegradesAndCloses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var detail string // what the asker is told privately of the last run
 	ask := func() agent.Result {
 		t.Helper()
-		res, err := a.Ask(context.Background(), agent.Question{Text: "What is 15% of 340?"}, nil)
+		detail = ""
+		res, err := a.Ask(context.Background(), agent.Question{Text: "What is 15% of 340?"}, func(e agent.Event) {
+			if e.Kind == agent.EventDegraded {
+				detail = e.Detail
+			}
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,8 +68,8 @@ func TestBreakerOpensDegradesAndCloses(t *testing.T) {
 	if srv.Calls("") != sent {
 		t.Errorf("an open circuit still called the model")
 	}
-	if !res.Offline || !strings.Contains(res.OfflineReason, "model circuit open") || !strings.Contains(res.Answer, "51") {
-		t.Errorf("with the circuit open: offline = %v, reason %q, answer %q", res.Offline, res.OfflineReason, res.Answer)
+	if !res.Offline || !strings.Contains(detail, "model circuit open") || !strings.Contains(res.Answer, "51") {
+		t.Errorf("with the circuit open: offline = %v, detail %q, answer %q", res.Offline, detail, res.Answer)
 	}
 
 	// The server recovers; after the cool-down one probe closes the circuit.

@@ -42,6 +42,18 @@ func (f *Feedback) SaveAnswer(ctx context.Context, a feedback.Answer) error {
 	return nil
 }
 
+// Answered reports whether an answer was saved in thread for user, or for
+// anyone when user is "": whether the bot answered them there.
+func (f *Feedback) Answered(ctx context.Context, thread, user string) (bool, error) {
+	var found bool
+	err := f.db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM answers WHERE thread = $1 AND ($2 = '' OR user_id = $2))`,
+		cleanText(thread), cleanText(user)).Scan(&found)
+	if err != nil {
+		return false, fmt.Errorf("postgres: answered in %q: %w", thread, err)
+	}
+	return found, nil
+}
+
 // SaveVote records voter's vote on a saved answer, with the answer's
 // question, route and sources; a later vote by the same person replaces
 // the earlier one.

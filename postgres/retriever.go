@@ -205,8 +205,8 @@ func (r *Retriever) search(ctx context.Context, vec, text any, sc agent.Scope, p
 }
 
 // scanDocument reads one row of hybridSQL as an agent.Document, shaped as
-// the SQLite store shapes it: the heading above the content, and the
-// document key and chunk index in the metadata.
+// the SQLite store shapes it: the heading above the content and in
+// Section, and the document key and chunk index in the metadata.
 func scanDocument(rows pgx.Rows) (agent.Document, error) {
 	var (
 		score               float64
@@ -256,6 +256,7 @@ func scanDocument(rows pgx.Rows) (agent.Document, error) {
 		Score:    score,
 		Route:    agent.RouteVector,
 		Metadata: md,
+		Section:  heading,
 	}, nil
 }
 

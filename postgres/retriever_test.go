@@ -216,3 +216,17 @@ func TestRetrieveDegradesAndRecovers(t *testing.T) {
 		}
 	}
 }
+
+// A chunk's heading comes back as the section of the document it is from.
+func TestRetrieveCarriesTheSection(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	storetest.SeedCorpus(t, bow, NewDocumentStore(db), "")
+	got, err := NewRetriever(db, nil).Retrieve(context.Background(), reqFor("doctor's note sick days"))
+	if err != nil || len(got) == 0 {
+		t.Fatalf("retrieve = %+v, %v", got, err)
+	}
+	if got[0].Title != "Leave policy" || got[0].Section != "Sick leave" {
+		t.Errorf("best = %q, section %q; want Leave policy, Sick leave", got[0].Title, got[0].Section)
+	}
+}

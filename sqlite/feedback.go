@@ -35,6 +35,18 @@ func (f *Feedback) SaveAnswer(ctx context.Context, a feedback.Answer) error {
 	return nil
 }
 
+// Answered reports whether an answer was saved in thread for user, or for
+// anyone when user is "": whether the bot answered them there.
+func (f *Feedback) Answered(ctx context.Context, thread, user string) (bool, error) {
+	var found bool
+	err := f.db.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM answers WHERE thread = ? AND (? = '' OR user_id = ?))`,
+		thread, user, user).Scan(&found)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: answered in %q: %w", thread, err)
+	}
+	return found, nil
+}
+
 // SaveVote stores voter's vote on an answer, replacing an earlier one.
 func (f *Feedback) SaveVote(ctx context.Context, answerID, voter string, vote int) error {
 	if vote != 1 && vote != -1 {

@@ -421,6 +421,7 @@ func (r *Retriever) load(ctx context.Context, hits []hit) ([]agent.Document, err
 			Content:  content,
 			Route:    agent.RouteVector,
 			Metadata: md,
+			Section:  heading,
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/storetest"
 	"github.com/switchboard/switchboard/kb"
 )
 
@@ -108,5 +109,18 @@ func TestCommonTermsAreDropped(t *testing.T) {
 	}
 	if got, _ := r.Retrieve(ctx, agent.Request{Query: "policy", Limit: 3}); len(got) != 3 {
 		t.Errorf("common term alone found %d, want 3", len(got))
+	}
+}
+
+// A chunk's heading comes back as the section of the document it is from.
+func TestRetrieveCarriesTheSection(t *testing.T) {
+	db := openTest(t)
+	storetest.SeedCorpus(t, bow, NewDocumentStore(db, "bow"), "")
+	got, err := NewRetriever(db, nil).Retrieve(context.Background(), reqFor("doctor's note sick days"))
+	if err != nil || len(got) == 0 {
+		t.Fatalf("retrieve = %+v, %v", got, err)
+	}
+	if got[0].Title != "Leave policy" || got[0].Section != "Sick leave" {
+		t.Errorf("best = %q, section %q; want Leave policy, Sick leave", got[0].Title, got[0].Section)
 	}
 }

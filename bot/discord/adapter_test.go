@@ -326,7 +326,7 @@ func TestAsk(t *testing.T) {
 		if len(msgs) != 1 || !msgs[0].Original || msgs[0].Token != ia.Token {
 			t.Fatalf("want the answer in the original response, got:\n%s", h.fake.Dump())
 		}
-		if n := h.callsWith("PATCH", "/webhooks/"+h.fake.AppID+"/"+ia.Token+"/messages/@original", "Working on it"); n == 0 {
+		if n := h.callsWith("PATCH", "/webhooks/"+h.fake.AppID+"/"+ia.Token+"/messages/@original", "⏳"); n == 0 {
 			t.Error("no progress edit of the original response")
 		}
 		e := msgs[0].Embeds[0]
@@ -335,7 +335,7 @@ func TestAsk(t *testing.T) {
 			"What is our data retention policy?", // the question as title
 			"24 months",                          // the answer
 			"[Data retention policy](https://wiki.example.com/policies/retention)", // a linked source
-			"`vector`",          // the route
+			"company documents", // where it was answered from
 			"Medium confidence", // the badge: offline answers are never high
 		} {
 			if !strings.Contains(text, want) {

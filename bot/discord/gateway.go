@@ -71,15 +71,15 @@ func (a *Adapter) onMessage(_ *discordgo.Session, mc *discordgo.MessageCreate) {
 		}
 		return
 	}
-	a.submit(ctx, bot.Incoming{
+	a.submit(ctx, converse(bot.Incoming{
 		Platform:  "discord",
 		Workspace: m.GuildID,
 		Channel:   m.ChannelID,
-		Thread:    m.ChannelID, // as for /ask: the channel (or thread channel) is the conversation
+		Thread:    m.ChannelID,
 		MessageID: m.ID,
 		User:      m.Author.ID,
 		Text:      text,
-	}, r)
+	}), r)
 }
 
 // usageMention answers a mention without a question.

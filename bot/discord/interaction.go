@@ -33,11 +33,10 @@ const (
 
 // Short replies of the adapter itself.
 const (
-	thanksMessage   = "Thanks for the feedback!"
-	noVoteMessage   = "Sorry, I couldn't record that. Please try again later."
-	staleButton     = "This button doesn't work any more."
-	usageMessage    = "Ask me with `/ask question: your question`."
-	internalMessage = "Something went wrong on my side; please ask again."
+	thanksMessage = "Thanks for the feedback!"
+	noVoteMessage = "Sorry, I couldn't record that. Please try again later."
+	staleButton   = "This button doesn't work any more."
+	usageMessage  = "Ask me with `/ask question: your question`."
 )
 
 // maxBody bounds an interaction's HTTP body; real ones are a few kilobytes.
@@ -146,35 +145,42 @@ func (a *Adapter) ask(ctx context.Context, ia *discordgo.Interaction, respond re
 		EventID:   ia.ID,
 		Workspace: ia.GuildID,
 		Channel:   ia.ChannelID,
-		// A channel is the conversation; a Discord thread is a channel of
-		// its own, so a question asked inside one continues that thread.
-		Thread: ia.ChannelID,
-		User:   user,
-		Text:   text,
+		Thread:    ia.ChannelID,
+		User:      user,
+		Text:      text,
 	}
-	a.submit(ctx, in, r)
+	a.submit(ctx, converse(in), r)
+}
+
+// conversationIdle is how long an asker's conversation in a Discord
+// channel survives without a question from them.
+const conversationIdle = 30 * time.Minute
+
+// converse makes a question continue its asker's conversation in its
+// channel, and no one else's. A Discord channel, or a thread (a channel of
+// its own), holds everyone's questions, so the conversation is keyed by the
+// channel and the asker; a reply to one of the bot's answers is in the same
+// channel, so the asker's reply continues their conversation, and someone
+// else's reply starts or continues theirs. A conversation ends after
+// conversationIdle without a question: Discord does not say on a message
+// whether its channel is a thread, so threads idle out too.
+func converse(in bot.Incoming) bot.Incoming {
+	in.Conversation = in.User
+	in.MaxIdle = conversationIdle
+	return in
 }
 
 // submit queues a question and tells the asker privately if it was not taken.
 func (a *Adapter) submit(ctx context.Context, in bot.Incoming, r *reply) {
 	err := a.d.Submit(ctx, in, r)
-	var tell string
-	switch {
-	case err == nil:
-		return
-	case errors.Is(err, bot.ErrDuplicate):
+	if errors.Is(err, bot.ErrDuplicate) {
 		a.log.Debug("duplicate delivery ignored", "event", in.EventID, "message", in.MessageID)
-		return
-	case errors.Is(err, bot.ErrBusy):
-		tell = bot.BusyMessage
-	case errors.Is(err, bot.ErrStopping):
-		tell = bot.StoppingMessage
-	case errors.As(err, new(*bot.LimitError)):
-		tell = err.Error() // says when to ask again
-	default:
-		a.log.Error("could not queue a question", "err", err)
-		tell = internalMessage
 	}
+	tell, ok := bot.Refusal(err)
+	if !ok {
+		return
+	}
+	a.log.Info("question not taken", "err", err)
 	// The request that brought the question may be over; the asker still
 	// deserves to hear why there is no answer.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

@@ -27,10 +27,9 @@ const (
 
 // Budgets this renderer keeps within the limits.
 const (
-	statusLine    = 300  // one progress line
-	sourceBudget  = 3000 // the whole source list; the rest is counted, not listed
-	sourceLineMax = 400  // one source, Cypher included
-	cypherMax     = 300  // Cypher shown in a source
+	statusLine   = 300  // one progress line
+	sourceBudget = 3000 // the whole source list; the rest is counted, not listed
+	cypherMax    = 300  // Cypher shown in a source
 )
 
 // Embed colours, by state and confidence.
@@ -66,7 +65,7 @@ func Embeds(v bot.View) []Message {
 	case v.Result == nil:
 		failed := v.Failed
 		if failed == "" {
-			failed = "I couldn't answer this one."
+			failed = bot.FailedMessage
 		}
 		e := &discordgo.MessageEmbed{Title: title(v.Question), Description: clip("⚠️ "+failed, maxDescription), Color: colorFailed}
 		return []Message{{Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}}}
@@ -75,21 +74,23 @@ func Embeds(v bot.View) []Message {
 }
 
 // progress shows that the question is being worked on, with the latest
-// status lines.
+// progress line.
 func progress(v bot.View) Message {
-	var b strings.Builder
-	b.WriteString("⏳ **Working on it…**")
-	for _, s := range v.Status {
-		b.WriteString("\n› " + escape(clip(text.OneLine(s), statusLine)))
+	line := v.Progress
+	if line == "" {
+		line = bot.ThinkingLine
 	}
-	e := &discordgo.MessageEmbed{Title: title(v.Question), Description: clip(b.String(), maxDescription), Color: colorProgress}
+	e := &discordgo.MessageEmbed{Title: title(v.Question), Description: "⏳ " + escape(clip(text.OneLine(line), statusLine)), Color: colorProgress}
 	return Message{Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}}
 }
 
 func final(v bot.View) []Message {
-	r := v.Result
-	color := confidenceColor(r.Confidence)
-	parts := splitUnits(r.Answer, maxDescription)
+	f := v.Final()
+	color := confidenceColor(f.Badge.Confidence)
+	answer := bot.LinkCitations(f.Answer, f.Sources, func(label, url string) string {
+		return "[\\" + label[:len(label)-1] + "\\]](" + linkURL(url) + ")"
+	})
+	parts := splitUnits(answer, maxDescription)
 	if len(parts) == 0 {
 		parts = []string{"_(empty answer)_"}
 	}
@@ -101,8 +102,8 @@ func final(v bot.View) []Message {
 
 	// The details go under the last part of the answer when they fit
 	// there, else into an embed of their own.
-	fields := details(r)
-	footer := &discordgo.MessageEmbedFooter{Text: clip(bot.Badge(*r), maxFooter)}
+	fields := details(f)
+	footer := &discordgo.MessageEmbedFooter{Text: clip(f.Badge.String(), maxFooter)}
 	last := embeds[len(embeds)-1]
 	tail := &discordgo.MessageEmbed{Color: color, Fields: fields, Footer: footer}
 	if size(last)+size(tail) <= maxEmbedTotal && len(fields) <= maxFields {
@@ -133,9 +134,9 @@ func pack(embeds []*discordgo.MessageEmbed) []Message {
 	return append(msgs, Message{Embeds: cur, Components: []discordgo.MessageComponent{}})
 }
 
-// details are the fields under an answer: sources, route and, for a low
-// confidence answer, the claims the check could not verify.
-func details(r *agent.Result) []*discordgo.MessageEmbedField {
+// details are the fields under an answer: sources, where it came from
+// and, for a low confidence answer, the claims the check could not find.
+func details(f bot.Final) []*discordgo.MessageEmbedField {
 	var fields []*discordgo.MessageEmbedField
 	name := "Sources"
 	var cur strings.Builder
@@ -147,12 +148,12 @@ func details(r *agent.Result) []*discordgo.MessageEmbedField {
 		}
 	}
 	used := 0
-	for i, s := range r.Sources {
+	for i, s := range f.Sources {
 		line := sourceLine(s)
 		n := units(line)
 		if used+n > sourceBudget {
 			flush()
-			cur.WriteString(fmt.Sprintf("…and %d more", len(r.Sources)-i))
+			cur.WriteString(fmt.Sprintf("…and %d more", len(f.Sources)-i))
 			break
 		}
 		if cur.Len() > 0 && units(cur.String())+1+n > maxFieldValue {
@@ -166,61 +167,49 @@ func details(r *agent.Result) []*discordgo.MessageEmbedField {
 	}
 	flush()
 
-	route := fmt.Sprintf("`%s`", r.Route)
-	if r.RouteReason != "" {
-		route += " — " + escape(text.OneLine(r.RouteReason))
+	from := "**" + escape(f.Place) + "**"
+	if f.Why != "" {
+		from += " — " + escape(f.Why)
 	}
-	if r.Standalone != "" && r.Standalone != r.Question {
-		route += "\nunderstood as “" + escape(text.OneLine(r.Standalone)) + "”"
+	if f.Understood != "" {
+		from += "\nunderstood as “" + escape(f.Understood) + "”"
 	}
-	fields = append(fields, &discordgo.MessageEmbedField{Name: "Route", Value: clip(route, maxFieldValue)})
+	fields = append(fields, &discordgo.MessageEmbedField{Name: "Answered from", Value: clip(from, maxFieldValue)})
 
-	if r.Confidence == agent.ConfidenceLow && len(r.Unsupported) > 0 {
+	if len(f.Unverified) > 0 {
 		var b strings.Builder
-		for i, c := range r.Unsupported {
+		for i, c := range f.Unverified {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString("• " + escape(text.OneLine(c)))
+			b.WriteString("• " + escape(c))
 		}
-		fields = append(fields, &discordgo.MessageEmbedField{Name: "Not verified against the sources", Value: clip(b.String(), maxFieldValue)})
+		fields = append(fields, &discordgo.MessageEmbedField{Name: "Not found in the sources", Value: clip(b.String(), maxFieldValue)})
 	}
 	return fields
 }
 
-// sourceLine is one numbered source. URLs and permalinks link their
-// title; file paths show as code; Cypher, the evidence of a graph answer,
-// as a code block; a graph walk by its description.
-func sourceLine(s agent.Source) string {
-	title := escape(text.OneLine(s.Title))
-	loc := strings.TrimSpace(s.Location)
-	head := fmt.Sprintf("**[%d]** ", s.N)
-	switch {
-	case isURL(loc):
-		if title == "" {
-			title = escape(loc)
-		}
-		return head + "[" + clip(title, 200) + "](" + linkURL(loc) + ")"
-	case loc == "":
-		return head + clip(title, sourceLineMax-10)
-	case isCypher(s):
-		code := strings.ReplaceAll(clip(loc, cypherMax), "```", "` ` `")
-		return head + clip(title, 80) + "\n```cypher\n" + code + "\n```"
-	case s.Route == agent.RouteGraph:
-		return head + clip(title, 150) + " — _" + clip(escape(text.OneLine(loc)), 200) + "_"
-	default:
-		return head + clip(title, 150) + " — `" + clip(strings.ReplaceAll(text.OneLine(loc), "`", "'"), 200) + "`"
+// sourceLine is one numbered source: its title linked when there is a
+// link, the section in italics, a file's path as code, the Cypher of a
+// graph answer as a code block.
+func sourceLine(s bot.SourceLine) string {
+	line := fmt.Sprintf("**[%d]** ", s.N)
+	if s.URL != "" {
+		line += "[" + clip(escape(s.Title), 200) + "](" + linkURL(s.URL) + ")"
+	} else {
+		line += clip(escape(s.Title), 150)
 	}
-}
-
-func isURL(s string) bool {
-	return (strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")) && !strings.ContainsAny(s, " \n\t")
-}
-
-// isCypher reports whether a graph source's location is the query that
-// ran; graph walks describe themselves with a "graph:" line instead.
-func isCypher(s agent.Source) bool {
-	return s.Route == agent.RouteGraph && !strings.HasPrefix(s.Location, "graph:")
+	if s.Section != "" {
+		line += " · _" + clip(escape(s.Section), 150) + "_"
+	}
+	switch {
+	case s.Query != "":
+		code := strings.ReplaceAll(clip(s.Query, cypherMax), "```", "` ` `")
+		line += "\n```cypher\n" + code + "\n```"
+	case s.Where != "" && s.Where != s.Title:
+		line += " — `" + clip(strings.ReplaceAll(s.Where, "`", "'"), 200) + "`"
+	}
+	return line
 }
 
 // linkURL keeps a URL from ending a Markdown link early.

@@ -3,8 +3,6 @@ package discord
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,102 +11,47 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/bot/viewtest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-const retentionQ = "What is our data retention policy?"
-
-func renderCases() map[string]bot.View {
-	long := strings.Repeat("Retention rules differ by region and by kind of data, and this paragraph says so at length. ", 30)
-	code := "```go\n" + strings.Repeat("deleteAfter(customer, 24*time.Month) // per policy\n", 40) + "```"
-	return map[string]bot.View{
-		"progress": {AnswerID: "a1", Question: retentionQ, Status: []string{
-			"Thinking…", "→ vector: a question about internal documents",
-			`searched vector for "data retention policy": 3 found`, "2 of 3 relevant",
-		}},
-		"final_high": {AnswerID: "a2", Question: retentionQ, Done: true, Result: &agent.Result{
-			Question: retentionQ, Route: agent.RouteVector, RouteReason: "a question about internal documents",
-			Answer:     "Customer data is kept for 24 months after the contract ends [1]. For EU customers it is 12 months [2], and backups are purged after 90 days [3].",
-			Confidence: agent.ConfidenceHigh,
-			Sources: []agent.Source{
-				{N: 1, Title: "Data retention policy", Location: "https://wiki.example.com/policies/retention", Route: agent.RouteVector},
-				{N: 2, Title: "EU retention [GDPR]", Location: "docs/policies/eu-retention.md", Route: agent.RouteVector},
-				{N: 3, Title: "#ops: backups", Location: "https://discord.com/channels/1/2/3", Route: agent.RouteVector},
-			},
-		}},
-		"graph_cypher": {AnswerID: "a3", Question: "Who supplies Acme Corp?", Done: true, Result: &agent.Result{
-			Question: "Who supplies Acme Corp?", Route: agent.RouteGraph, RouteReason: "Acme Corp is a known entity",
-			Answer:     "From the knowledge graph:\n• Globex -[SUPPLIES]-> Acme Corp [1]\n• Initech -[SUPPLIES]-> Acme Corp [1]",
-			Confidence: agent.ConfidenceMedium,
-			Sources: []agent.Source{
-				{N: 1, Title: "Knowledge graph query", Location: "MATCH (s:Company)-[:SUPPLIES]->(c:Company {name: 'Acme Corp'}) RETURN s.name LIMIT 50", Route: agent.RouteGraph},
-				{N: 2, Title: "Knowledge graph: neighbourhood of Acme Corp", Location: "graph: Company entities (1 of 1) and their relations (1 hop)", Route: agent.RouteGraph},
-			},
-		}},
-		"no_answer": {AnswerID: "a4", Question: "What is the office wifi password?", Done: true, Result: &agent.Result{
-			Question: "What is the office wifi password?", Route: agent.RouteVector, RouteReason: "a question about internal documents",
-			Answer:     "I couldn't find an answer to that. Here is what I tried:\n• vector search for \"office wifi password\": 3 found, 0 relevant\n• web search is not configured",
-			Confidence: agent.ConfidenceNone,
-		}},
-		"low_confidence": {AnswerID: "a5", Question: retentionQ, Done: true, Result: &agent.Result{
-			Question: retentionQ, Standalone: "What is our data retention policy for EU customers?",
-			Route: agent.RouteVector, RouteReason: "a question about internal documents", Regenerations: 2,
-			Answer:      "EU customer data is deleted after 12 months [1] and archived to tape for 10 years.",
-			Confidence:  agent.ConfidenceLow,
-			Unsupported: []string{"archived to tape for 10 years", "the *tape* archive is in Frankfurt"},
-			Sources:     []agent.Source{{N: 1, Title: "EU retention", Location: "docs/policies/eu-retention.md", Route: agent.RouteVector}},
-		}},
-		"failed": {AnswerID: "a6", Question: retentionQ, Done: true, Failed: "I ran out of time answering this one."},
-		"offline": {AnswerID: "a7", Question: "What is 2 + 2?", Done: true, Result: &agent.Result{
-			Question: "What is 2 + 2?", Route: agent.RouteDirect, RouteReason: "arithmetic",
-			Answer: "2 + 2 = 4", Confidence: agent.ConfidenceGeneral, Offline: true, OfflineReason: "no language model is configured",
-		}},
-		"long_split": {AnswerID: "a8", Question: "How does retention work everywhere?", Done: true, Result: &agent.Result{
-			Question: "How does retention work everywhere?", Route: agent.RouteVector, RouteReason: "a question about internal documents",
-			Answer:     long + "\n\n" + code + "\n\n" + long + "\n\nIn short: 24 months [1].",
-			Confidence: agent.ConfidenceMedium,
-			Sources:    []agent.Source{{N: 1, Title: "Data retention policy", Location: "https://wiki.example.com/policies/retention", Route: agent.RouteVector}},
-		}},
+// views is the shared set by name.
+func views() map[string]bot.View {
+	m := map[string]bot.View{}
+	for _, c := range viewtest.Views() {
+		m[c.Name] = c.View
 	}
+	return m
 }
 
+// TestEmbedsGolden is the shape of every view of the shared set (the
+// words are bot/console's golden).
 func TestEmbedsGolden(t *testing.T) {
-	for name, v := range renderCases() {
-		t.Run(name, func(t *testing.T) {
-			msgs := Embeds(v)
+	for _, c := range viewtest.Views() {
+		t.Run(c.Name, func(t *testing.T) {
+			msgs := Embeds(c.View)
 			checkLimits(t, msgs)
 			var buf bytes.Buffer
 			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false) // keep "->" readable in the golden files
+			enc.SetEscapeHTML(false)
 			enc.SetIndent("", "  ")
 			if err := enc.Encode(msgs); err != nil {
 				t.Fatal(err)
 			}
-			got := buf.Bytes()
-			path := filepath.Join("testdata", name+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the rendering (run go test -update to accept):\n%s", path, got)
-			}
+			viewtest.Golden(t, filepath.Join("testdata", c.Name+".json"), buf.Bytes())
 		})
 	}
 }
 
 func TestEmbedsShape(t *testing.T) {
-	cases := renderCases()
-	if n := len(Embeds(cases["long_split"])); n < 2 {
-		t.Errorf("long answer in %d message(s), want several", n)
+	cases := views()
+	embeds := 0
+	for _, m := range Embeds(cases["long"]) {
+		embeds += len(m.Embeds)
 	}
-	for _, name := range []string{"final_high", "graph_cypher", "no_answer", "low_confidence", "offline"} {
+	if embeds < 2 {
+		t.Errorf("long answer in %d embed(s), want several", embeds)
+	}
+	for _, name := range []string{"vector-high", "graph", "no-answer", "low-unverified", "direct"} {
 		msgs := Embeds(cases[name])
 		if len(msgs) != 1 {
 			t.Errorf("%s: %d messages, want 1", name, len(msgs))
@@ -120,21 +63,35 @@ func TestEmbedsShape(t *testing.T) {
 	if ids := customIDs(Embeds(cases["failed"])[0]); len(ids) != 0 {
 		t.Errorf("failed view has buttons %q", ids)
 	}
-	high := Embeds(cases["final_high"])[0].Embeds[0]
+	high := Embeds(cases["vector-high"])[0].Embeds[0]
 	src := high.Fields[0].Value
-	for _, want := range []string{"[Data retention policy](https://wiki.example.com/policies/retention)", "`docs/policies/eu-retention.md`", "EU retention \\[GDPR\\]", "(https://discord.com/channels/1/2/3)"} {
+	for _, want := range []string{"[Refund Policy](https://github.com/acme/handbook/blob/main/refund-policy.md) · _Eligibility_", "`docs/billing-faq.md`"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("sources lack %q:\n%s", want, src)
 		}
 	}
-	if !strings.Contains(high.Footer.Text, "High confidence") {
+	// A citation whose source has a link is one; the others stay text.
+	if d := high.Description; !strings.Contains(d, "[\\[1\\]](https://github.com/acme/handbook/blob/main/refund-policy.md)") || !strings.Contains(d, "days [2].") {
+		t.Errorf("citations not linked as they should be:\n%s", d)
+	}
+	if !strings.Contains(high.Footer.Text, "High confidence — checked against 2 documents") {
 		t.Errorf("footer %q lacks the badge", high.Footer.Text)
 	}
-	if g := Embeds(cases["graph_cypher"])[0].Embeds[0].Fields[0].Value; !strings.Contains(g, "```cypher\nMATCH (s:Company)") {
+	if g := Embeds(cases["graph"])[0].Embeds[0].Fields[0].Value; !strings.Contains(g, "```cypher\nMATCH (c:Customer)") {
 		t.Errorf("Cypher not shown as code:\n%s", g)
 	}
-	if f := Embeds(cases["offline"])[0].Embeds[0].Footer.Text; !strings.Contains(f, "offline mode") {
+	if f := Embeds(cases["vector-follow-up"])[0].Embeds[0].Footer.Text; !strings.Contains(f, "answered offline: no language model is configured") {
 		t.Errorf("offline badge missing: %q", f)
+	}
+	// A link that is not http(s) never becomes one.
+	for _, m := range Embeds(cases["hostile"]) {
+		for _, e := range m.Embeds {
+			for _, f := range e.Fields {
+				if strings.Contains(f.Value, "](javascript:") {
+					t.Errorf("javascript: link in %q", f.Value)
+				}
+			}
+		}
 	}
 }
 
@@ -146,7 +103,7 @@ func TestEmbedsLimits(t *testing.T) {
 	}
 	huge := strings.Repeat("😀 emoji take two units each. ", 700)
 	views := []bot.View{
-		{Question: strings.Repeat("why ", 200), Status: []string{strings.Repeat("status ", 200)}},
+		{Question: strings.Repeat("why ", 200), Progress: strings.Repeat("status ", 200)},
 		{Question: "q", Done: true, Result: &agent.Result{Answer: huge, Sources: sources, Confidence: agent.ConfidenceLow, Unsupported: []string{strings.Repeat("claim ", 400)}, RouteReason: strings.Repeat("r", 3000)}},
 		{Question: "q", Done: true, Result: &agent.Result{Answer: strings.Repeat("x", 4096), Sources: sources[:12], Confidence: agent.ConfidenceHigh}},
 		{Question: "q", Done: true, Result: &agent.Result{Answer: "", Confidence: agent.ConfidenceNone}},

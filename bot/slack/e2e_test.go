@@ -311,8 +311,12 @@ func checkAnswer(t *testing.T, m slacktest.Message, thread string, want ...strin
 	if m.ThreadTS != thread {
 		t.Errorf("answer posted in thread %q, want %q", m.ThreadTS, thread)
 	}
+	// Sources link to pages; previews of them would bury the answer.
+	if m.Unfurl != [2]string{"false", "false"} {
+		t.Errorf("unfurl_links, unfurl_media = %q, want both false", m.Unfurl)
+	}
 	c := m.Content()
-	for _, w := range append([]string{"Route: vector", "*Sources*", "*[1]*", "confidence"}, want...) {
+	for _, w := range append([]string{"Answered from company documents", "*Sources*", "*[1]*", "confidence"}, want...) {
 		if !strings.Contains(c, w) {
 			t.Errorf("the answer lacks %q:\n%s", w, c)
 		}
@@ -329,7 +333,7 @@ func TestMentionOverHTTP(t *testing.T) {
 	// edited with the progress while retrieval is held back.
 	slacktest.Wait(t, timeout, "progress in the placeholder", func() bool {
 		msgs := e.fake.Messages("C1", ev.TS)
-		return len(msgs) == 1 && strings.Contains(msgs[0].Content(), "→ vector")
+		return len(msgs) == 1 && strings.Contains(msgs[0].Content(), "Searching company documents…")
 	})
 	e.release()
 	msgs := e.final("C1", ev.TS, 1)
@@ -338,7 +342,7 @@ func TestMentionOverHTTP(t *testing.T) {
 	}
 	m := msgs[0]
 	checkAnswer(t, m, ev.TS, "full refund", "`docs/refund-policy.md`", "<https://help.example.com/refunds|Refunds FAQ>")
-	if first := m.Versions[0].Content(); !strings.Contains(first, "Working on it") {
+	if first := m.Versions[0].Content(); !strings.Contains(first, "⏳ Thinking…") {
 		t.Errorf("the first version is not the placeholder:\n%s", first)
 	}
 	if len(m.Versions) < 3 {
@@ -359,7 +363,7 @@ func TestMentionOverSocketMode(t *testing.T) {
 	slacktest.Wait(t, timeout, "the envelope's ack", func() bool { return e.fake.Acked(env) })
 	slacktest.Wait(t, timeout, "progress in the placeholder", func() bool {
 		msgs := e.fake.Messages("C1", ev.TS)
-		return len(msgs) == 1 && strings.Contains(msgs[0].Content(), "→ vector")
+		return len(msgs) == 1 && strings.Contains(msgs[0].Content(), "Searching company documents…")
 	})
 	e.release()
 	msgs := e.final("C1", ev.TS, 1)
@@ -640,13 +644,8 @@ func TestErrorsArePrivate(t *testing.T) {
 	if got := e.fake.Ephemerals("U1")[0].Text; !strings.Contains(got, "too long") {
 		t.Errorf("private error %q", got)
 	}
-	slacktest.Wait(t, timeout, "the failed view", func() bool {
-		msgs := e.fake.Messages("C1", long.TS)
-		return len(msgs) == 1 && strings.Contains(msgs[0].Content(), "couldn't answer")
-	})
-	if c := e.fake.Messages("C1", long.TS)[0].Content(); strings.Contains(c, "too long") {
-		t.Errorf("the thread shows the private error:\n%s", c)
-	}
+	// It is refused before anything is posted: no placeholder, no public
+	// "I couldn't answer this one." beside the private explanation.
 
 	// A bare mention gets a private hint and no public message.
 	bare := e.fake.Mention("C1", "U2", "")
@@ -655,6 +654,9 @@ func TestErrorsArePrivate(t *testing.T) {
 	e.quiet()
 	if msgs := e.fake.Messages("C1", bare.TS); len(msgs) != 0 {
 		t.Errorf("a bare mention got %d public messages", len(msgs))
+	}
+	if msgs := e.fake.Messages("C1", long.TS); len(msgs) != 0 {
+		t.Errorf("an over-long question got %d public messages: %s", len(msgs), msgs[0].Content())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/slack-go/slack/slackevents"
 
@@ -41,30 +42,58 @@ type messageEvent struct {
 // other event types, edits and other message subtypes, messages of bots
 // (including its own), and channel messages that do not mention it.
 func parseEvent(payload []byte, me identity) (in bot.Incoming, ok bool, err error) {
+	in, kind, err := readEvent(payload, me)
+	return in, kind == eventQuestion, err
+}
+
+// eventKind is what an event is to Switchboard.
+type eventKind int
+
+const (
+	eventIgnored eventKind = iota
+	eventQuestion
+	// eventThreadReply is a reply in a thread that does not mention the
+	// bot: a question only if it continues a conversation the bot had
+	// there (see Adapter.continues).
+	eventThreadReply
+)
+
+// readEvent reads an Events API event_callback as parseEvent does, and
+// also tells thread replies without a mention apart, which are questions
+// only in threads the bot answered in.
+func readEvent(payload []byte, me identity) (in bot.Incoming, kind eventKind, err error) {
 	var outer slackevents.EventsAPICallbackEvent
 	if err := json.Unmarshal(payload, &outer); err != nil {
-		return bot.Incoming{}, false, fmt.Errorf("slack: decode event: %w", err)
+		return bot.Incoming{}, eventIgnored, fmt.Errorf("slack: decode event: %w", err)
 	}
 	if outer.Type != slackevents.CallbackEvent || outer.InnerEvent == nil {
-		return bot.Incoming{}, false, nil
+		return bot.Incoming{}, eventIgnored, nil
 	}
 	var e messageEvent
 	if err := json.Unmarshal(*outer.InnerEvent, &e); err != nil {
-		return bot.Incoming{}, false, fmt.Errorf("slack: decode %s event %s: %w", outer.Type, outer.EventID, err)
+		return bot.Incoming{}, eventIgnored, fmt.Errorf("slack: decode %s event %s: %w", outer.Type, outer.EventID, err)
 	}
+	kind = eventQuestion
 	switch {
 	case e.Type == "app_mention":
 	case e.Type == "message" && e.ChannelType == "im":
-		// Direct messages need no mention. Channel messages arrive only
-		// as app_mention, which also covers mentions in threads.
+		// Direct messages need no mention.
+	case e.Type == "message" && (e.ChannelType == "channel" || e.ChannelType == "group") &&
+		e.ThreadTS != "" && e.ThreadTS != e.TS && !mentions(e.Text, me.UserID):
+		// A reply in a thread. One that mentions the bot is left to its
+		// app_mention event, so that it is answered once.
+		kind = eventThreadReply
 	default:
-		return bot.Incoming{}, false, nil
+		return bot.Incoming{}, eventIgnored, nil
 	}
-	if e.Subtype != "" || e.BotID != "" || e.User == "" || e.Channel == "" || e.TS == "" {
-		return bot.Incoming{}, false, nil // edits, joins, bots and anything without an asker
+	// A reply also sent to the channel is still a reply; other subtypes
+	// are edits, deletions, joins and bots.
+	subtypeOK := e.Subtype == "" || (kind == eventThreadReply && e.Subtype == "thread_broadcast")
+	if !subtypeOK || e.BotID != "" || e.User == "" || e.Channel == "" || e.TS == "" {
+		return bot.Incoming{}, eventIgnored, nil // edits, joins, bots and anything without an asker
 	}
 	if e.User == me.UserID {
-		return bot.Incoming{}, false, nil // its own messages, should Slack ever send them without bot_id
+		return bot.Incoming{}, eventIgnored, nil // its own messages, should Slack ever send them without bot_id
 	}
 	team := outer.TeamID
 	if team == "" {
@@ -83,7 +112,20 @@ func parseEvent(payload []byte, me identity) (in bot.Incoming, ok bool, err erro
 		MessageID: e.TS,
 		User:      e.User,
 		Text:      question(e.Text, me.UserID),
-	}, true, nil
+	}, kind, nil
+}
+
+// mentions reports whether Slack text mentions the bot user.
+func mentions(text, botUserID string) bool {
+	if botUserID == "" {
+		return false
+	}
+	for _, sub := range mention.FindAllStringSubmatch(text, -1) {
+		if sub[1] == botUserID {
+			return true
+		}
+	}
+	return false
 }
 
 var (
@@ -121,12 +163,16 @@ func (a *Adapter) onEvent(ctx context.Context, payload []byte) {
 	if a.cfg.Ingest != nil {
 		a.onChannelEvent(ctx, payload) // keeps ingested channels up to date
 	}
-	in, ok, err := parseEvent(payload, a.self())
+	in, kind, err := readEvent(payload, a.self())
 	if err != nil {
 		a.log.Warn("ignoring an event Slack sent", "err", err)
 		return
 	}
-	if !ok {
+	switch {
+	case kind == eventIgnored:
+		return
+	case kind == eventThreadReply && (in.Text == "" || !a.continues(ctx, in)):
+		// Nobody asked the bot anything: no hint, no ingest command.
 		return
 	}
 	r := a.replier(in.Channel, in.Thread, in.User)
@@ -139,20 +185,44 @@ func (a *Adapter) onEvent(ctx context.Context, payload []byte) {
 		return
 	}
 	err = a.d.Submit(ctx, in, r)
-	switch {
-	case err == nil:
-	case errors.Is(err, bot.ErrDuplicate):
+	if errors.Is(err, bot.ErrDuplicate) {
 		a.log.Debug("duplicate delivery ignored", "event", in.EventID, "ts", in.MessageID)
-	case errors.Is(err, bot.ErrBusy):
-		a.tell(ctx, r, bot.BusyMessage)
-	case errors.Is(err, bot.ErrStopping):
-		a.tell(ctx, r, bot.StoppingMessage)
-	case errors.As(err, new(*bot.LimitError)):
-		a.tell(ctx, r, err.Error()) // says when to ask again
-	default:
-		a.log.Error("could not queue a question", "err", err)
-		a.tell(ctx, r, "Something went wrong while taking your question; please ask again.")
 	}
+	if text, tell := bot.Refusal(err); tell {
+		a.log.Info("question not taken", "err", err)
+		a.tell(ctx, r, text)
+	}
+}
+
+// answeredTimeout bounds the look-up of whether a thread reply continues a
+// conversation: it runs for every reply in every thread of the bot's
+// channels, and a store that is slow must not hold deliveries up.
+const answeredTimeout = 2 * time.Second
+
+// continues reports whether a thread reply without a mention is a question:
+// by default, when the bot answered its author in that thread (see
+// Config.ThreadReplies). A failed look-up says no, logged: the replier can
+// still mention the bot, and answering a stranger's aside would be worse.
+func (a *Adapter) continues(ctx context.Context, in bot.Incoming) bool {
+	user := in.User
+	switch a.cfg.ThreadReplies {
+	case RepliesMentionOnly:
+		return false
+	case RepliesAnyone:
+		user = ""
+	}
+	if a.cfg.Conversations == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, answeredTimeout)
+	defer cancel()
+	ok, err := a.cfg.Conversations.Answered(ctx, in.ThreadKey(), user)
+	if err != nil {
+		a.log.Warn("could not tell whether a thread reply continues a conversation; not answering it",
+			"thread", in.ThreadKey(), "ts", in.MessageID, "err", err)
+		return false
+	}
+	return ok
 }
 
 // tell sends the asker a private line, logging a failure: there is no one

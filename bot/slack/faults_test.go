@@ -52,7 +52,7 @@ func (g *gated) release() { close(g.ch) }
 // tally is what a thread shows once nothing more can reach it.
 type tally struct {
 	finals        int // messages with the answer (and its feedback buttons)
-	placeholders  int // messages left on "Working on it…"
+	placeholders  int // messages left on the placeholder ("⏳ …")
 	others        int
 	deletedFinals int // answers deleted: never right
 }
@@ -81,7 +81,7 @@ func (e *env) tally(channel, thread string) tally {
 			}
 		case isFinal(m):
 			t.finals++
-		case strings.Contains(m.Content(), "Working on it"):
+		case strings.Contains(m.Content(), "⏳"):
 			t.placeholders++
 		default:
 			t.others++
@@ -193,7 +193,7 @@ func TestFinishWithoutPlaceholder(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	v := bot.View{AnswerID: "a1", Question: "What is our refund policy?", Status: []string{"Thinking…"}}
+	v := bot.View{AnswerID: "a1", Question: "What is our refund policy?", Progress: "Thinking…"}
 
 	// Start fails every attempt, and each may have posted.
 	r := a.replier("C1", "1.1", "U1")
@@ -240,7 +240,7 @@ func TestFinishWithoutPlaceholder(t *testing.T) {
 }
 
 // A final edit that still fails after its retries does not leave the
-// thread on "Working on it…": the answer is posted as a new reply and the
+// thread on the placeholder: the answer is posted as a new reply and the
 // placeholder deleted. An edit Slack made but reported failed is found
 // and not posted again.
 func TestFinalEditFails(t *testing.T) {
@@ -422,7 +422,7 @@ func TestOutboxClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := bot.View{AnswerID: "a1", Question: "q", Status: []string{"Thinking…"}}
+	v := bot.View{AnswerID: "a1", Question: "q", Progress: "Thinking…"}
 	r := a.replier("C1", "1.1", "U1")
 	if err := r.Start(context.Background(), v); err != nil {
 		t.Fatal(err)

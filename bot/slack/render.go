@@ -7,7 +7,6 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/internal/markdown"
 	"github.com/switchboard/switchboard/internal/text"
@@ -48,49 +47,62 @@ func Blocks(v bot.View) ([]slack.Block, string) {
 
 // FinalMessages renders a finished view as one or more messages: the
 // answer, cut into sections at paragraph and line breaks (never inside a
-// code block), followed by the route, the numbered sources, any claims the
-// check could not verify, the confidence badge and the feedback buttons.
-// When that is more than one message holds, the first replaces the
-// placeholder and the rest are posted as further replies in the thread.
+// code block), then where it came from, the numbered sources, any claims
+// the check could not verify, the confidence badge and the feedback
+// buttons. When that is more than one message holds, the first replaces
+// the placeholder and the rest are posted as further replies in the
+// thread.
 func FinalMessages(v bot.View) [][]slack.Block {
 	if v.Result == nil {
 		failed := v.Failed
 		if failed == "" {
-			failed = "I couldn't answer this one."
+			failed = bot.FailedMessage
 		}
 		return [][]slack.Block{{section("⚠️ " + escape(failed))}}
 	}
-	r := v.Result
+	f := v.Final()
+	answer := bot.LinkCitations(mrkdwn(f.Answer), f.Sources, func(label, url string) string {
+		return "<" + linkURL(url) + "|" + label + ">"
+	})
 	var body []slack.Block
-	for _, part := range bot.Split(mrkdwn(r.Answer), sectionLimit) {
+	for _, part := range bot.Split(answer, sectionLimit) {
 		body = append(body, section(part))
 	}
 	if len(body) == 0 {
 		body = append(body, section("_(empty answer)_"))
 	}
 	var trailer []slack.Block
-	route := escape(bot.RouteLine(*r))
-	if r.Standalone != "" && r.Standalone != r.Question {
-		route += " · understood as “" + escape(r.Standalone) + "”"
-	}
-	trailer = append(trailer, contextBlock(route))
-	if len(r.Sources) > 0 {
-		for _, part := range bot.Split("*Sources*\n"+sourceLines(r.Sources), sectionLimit) {
+	trailer = append(trailer, contextBlock(escape(placeLine(f))))
+	if len(f.Sources) > 0 {
+		for _, part := range bot.Split("*Sources*\n"+sourceLines(f.Sources), sectionLimit) {
 			trailer = append(trailer, section(part))
 		}
 	}
-	if r.Confidence == agent.ConfidenceLow && len(r.Unsupported) > 0 {
+	if len(f.Unverified) > 0 {
 		var b strings.Builder
-		b.WriteString("*Not verified against the sources:*")
-		for _, c := range r.Unsupported {
-			b.WriteString("\n• " + escape(text.OneLine(c)))
+		b.WriteString("*Not found in the sources:*")
+		for _, c := range f.Unverified {
+			b.WriteString("\n• " + escape(c))
 		}
 		for _, part := range bot.Split(b.String(), sectionLimit) {
 			trailer = append(trailer, section(part))
 		}
 	}
-	trailer = append(trailer, contextBlock(escape(bot.Badge(*r))), feedbackButtons(v.AnswerID))
+	trailer = append(trailer, contextBlock(escape(f.Badge.String())), feedbackButtons(v.AnswerID))
 	return pack(body, trailer)
+}
+
+// placeLine says where the answer came from, why, and how the question
+// was understood when that changed it.
+func placeLine(f bot.Final) string {
+	line := "Answered from " + f.Place
+	if f.Why != "" {
+		line += " — " + f.Why
+	}
+	if f.Understood != "" {
+		line += " · understood as “" + f.Understood + "”"
+	}
+	return line
 }
 
 // pack cuts the blocks into messages of at most maxBlocks. Every message
@@ -113,20 +125,17 @@ func pack(body, trailer []slack.Block) [][]slack.Block {
 }
 
 // progressBlocks shows that the question is being worked on, with the
-// latest status lines.
+// latest progress line.
 func progressBlocks(v bot.View) []slack.Block {
-	blocks := []slack.Block{section("⏳ *Working on it…*")}
-	if len(v.Status) > 0 {
-		lines := make([]string, len(v.Status))
-		for i, s := range v.Status {
-			lines[i] = "› " + escape(text.Clip(text.OneLine(s), contextLimit))
-		}
-		blocks = append(blocks, slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, strings.Join(lines, "\n"), false, false)))
+	line := v.Progress
+	if line == "" {
+		line = bot.ThinkingLine
 	}
-	return blocks
+	return []slack.Block{section("⏳ " + escape(text.Clip(text.OneLine(line), contextLimit)))}
 }
 
-// fallback is the notification text of a view.
+// fallback is the notification text of a view: plain words, since Slack
+// shows it without formatting.
 func fallback(v bot.View) string {
 	switch {
 	case !v.Done:
@@ -134,51 +143,38 @@ func fallback(v bot.View) string {
 	case v.Result == nil:
 		return escape(v.Failed)
 	default:
-		return text.Clip(text.OneLine(mrkdwn(v.Result.Answer)), fallbackLimit)
+		return escape(text.Clip(bot.Plain(v.Result.Answer), fallbackLimit))
 	}
 }
 
-// sourceLines lists the sources, one numbered entry each. Links show their
-// title linked to the URL or Slack permalink; files show their path as
-// code; Cypher, which is the evidence of a graph answer, shows as a code
-// block.
-func sourceLines(sources []agent.Source) string {
+// sourceLines lists the sources, one numbered entry each: the title linked
+// when there is a link, the section in italics, a file's path as code, and
+// the Cypher of a graph answer as a code block.
+func sourceLines(sources []bot.SourceLine) string {
 	var b strings.Builder
 	for i, s := range sources {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		title := escape(text.OneLine(s.Title))
-		loc := strings.TrimSpace(s.Location)
+		title := escape(s.Title)
 		fmt.Fprintf(&b, "*[%d]* ", s.N)
-		switch {
-		case isURL(loc):
-			if title == "" {
-				title = escape(loc)
-			}
-			fmt.Fprintf(&b, "<%s|%s>", linkURL(loc), strings.ReplaceAll(title, "|", "¦"))
-		case loc == "":
+		if s.URL != "" {
+			fmt.Fprintf(&b, "<%s|%s>", linkURL(s.URL), strings.ReplaceAll(title, "|", "¦"))
+		} else {
 			b.WriteString(title)
-		case isCypher(s):
+		}
+		if s.Section != "" {
+			b.WriteString(" · _" + escape(s.Section) + "_")
+		}
+		switch {
+		case s.Query != "":
 			// Fences on lines of their own, so that bot.Split sees them.
-			b.WriteString(title + "\n```\n" + escape(strings.ReplaceAll(loc, "```", "` ` `")) + "\n```")
-		case s.Route == agent.RouteGraph:
-			b.WriteString(title + " — _" + escape(text.OneLine(loc)) + "_")
-		default:
-			b.WriteString(title + " — `" + escape(strings.ReplaceAll(text.OneLine(loc), "`", "'")) + "`")
+			b.WriteString("\n```\n" + escape(strings.ReplaceAll(s.Query, "```", "` ` `")) + "\n```")
+		case s.Where != "" && s.Where != s.Title:
+			b.WriteString(" — `" + escape(strings.ReplaceAll(s.Where, "`", "'")) + "`")
 		}
 	}
 	return b.String()
-}
-
-func isURL(s string) bool {
-	return (strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")) && !strings.ContainsAny(s, " \n\t")
-}
-
-// isCypher reports whether a graph source's location is the query that
-// ran; graph walks describe themselves with a "graph:" line instead.
-func isCypher(s agent.Source) bool {
-	return s.Route == agent.RouteGraph && !strings.HasPrefix(s.Location, "graph:")
 }
 
 // linkURL makes a URL safe inside <url|title>: Slack's control characters

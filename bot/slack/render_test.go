@@ -3,9 +3,7 @@ package slack
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,83 +13,24 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/bot/viewtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the rendering; if the change is intended, run go test -update\n--- got ---\n%s", path, got)
-	}
+	viewtest.Golden(t, filepath.Join("testdata", name), got)
 }
 
+// TestRenderGolden is the shape of every view of the shared set (the
+// words are bot/console's golden): the blocks and the notification text.
 func TestRenderGolden(t *testing.T) {
-	threeSources := []agent.Source{
-		{N: 1, Title: "Refund policy", Location: "docs/refund-policy.md", Route: agent.RouteVector},
-		{N: 2, Title: "Returns & exchanges <EU>", Location: "https://example.com/returns?region=eu&lang=en", Route: agent.RouteVector},
-		{N: 3, Title: "#support: refunds after 30 days?", Location: "https://acme.slack.com/archives/C0123/p1700000000000100", Route: agent.RouteVector},
-	}
-	cases := []struct {
-		name string
-		view bot.View
-	}{
-		{"progress", bot.View{AnswerID: "a1", Question: "What is our refund policy?", Status: []string{
-			"Thinking…", "→ vector: asks about internal documents", `searched vector for "refund policy": 3 found`, "2 of 3 relevant",
-		}}},
-		{"final_high", bot.View{AnswerID: "a2", Question: "What is our refund policy?", Done: true, Result: &agent.Result{
-			Question: "What is our refund policy?", Route: agent.RouteVector, RouteReason: "asks about internal documents",
-			Answer: "## Refunds\n\nCustomers get a **full refund** within *30 days* of purchase [1]. In the EU the window is 14 days " +
-				"longer [2].\n\n- Refunds go to the original payment method [1]\n- Support can approve exceptions [3]\n\nSee " +
-				"[the policy page](https://example.com/refunds) & ask in `#support` if unsure.",
-			Sources: threeSources, Confidence: agent.ConfidenceHigh,
-		}}},
-		{"graph_cypher", bot.View{AnswerID: "a3", Question: "Who supplies Acme Corp?", Done: true, Result: &agent.Result{
-			Question: "and Acme?", Standalone: "Who supplies Acme Corp?", Route: agent.RouteGraph, RouteReason: "asks who supplies an entity",
-			Answer: "Acme Corp is supplied by Globex and Initech [1].",
-			Sources: []agent.Source{{N: 1, Title: "Knowledge graph query", Route: agent.RouteGraph,
-				Location: "MATCH (s:Supplier)-[:SUPPLIES]->(c:Customer {name: 'Acme Corp'})\nRETURN s.name AS supplier\nLIMIT 25"}},
-			Confidence: agent.ConfidenceMedium,
-		}}},
-		{"no_answer", bot.View{AnswerID: "a4", Question: "What is the office wifi password?", Done: true, Result: &agent.Result{
-			Question: "What is the office wifi password?", Route: agent.RouteVector, RouteReason: "asks about internal documents",
-			Answer:     "I couldn't find an answer. I searched internal documents for \"office wifi password\" (0 of 4 relevant) and rewrote the query 3 times; web search is not configured.",
-			Confidence: agent.ConfidenceNone, Rewrites: 3,
-		}}},
-		{"low_confidence", bot.View{AnswerID: "a5", Question: "How long do we keep invoices?", Done: true, Result: &agent.Result{
-			Question: "How long do we keep invoices?", Route: agent.RouteVector, RouteReason: "asks about internal documents",
-			Answer:     "Invoices are kept for 10 years [1] and deleted automatically afterwards.",
-			Sources:    []agent.Source{{N: 1, Title: "Data retention", Location: "docs/data-retention.md", Route: agent.RouteVector}},
-			Confidence: agent.ConfidenceLow, Regenerations: 2,
-			Unsupported: []string{"Invoices are deleted automatically afterwards.", "The <archive> is encrypted."},
-		}}},
-		{"failed", bot.View{AnswerID: "a6", Question: "What is our refund policy?", Done: true, Failed: "I ran out of time answering this one."}},
-		{"offline", bot.View{AnswerID: "a7", Question: "what is 2+2*3", Done: true, Result: &agent.Result{
-			Question: "what is 2+2*3", Route: agent.RouteDirect, RouteReason: "arithmetic", Answer: "2+2*3 = 8",
-			Confidence: agent.ConfidenceGeneral, Offline: true, OfflineReason: "no language model is configured",
-		}}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			blocks, text := Blocks(c.view)
+	for _, c := range viewtest.Views() {
+		t.Run(c.Name, func(t *testing.T) {
+			blocks, text := Blocks(c.View)
 			out := map[string]any{"fallback": text}
-			if c.view.Done {
-				out["messages"] = FinalMessages(c.view)
+			if c.View.Done {
+				out["messages"] = FinalMessages(c.View)
 			} else {
 				out["blocks"] = blocks
 			}
@@ -102,8 +41,8 @@ func TestRenderGolden(t *testing.T) {
 			if err := enc.Encode(out); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, c.name+".json", b.Bytes())
-			checkLimits(t, c.view)
+			golden(t, c.Name+".json", b.Bytes())
+			checkLimits(t, c.View)
 		})
 	}
 }

@@ -284,7 +284,10 @@ func (r *replier) post(ctx context.Context, pol slackapi.Policy, marker string, 
 			}
 		}
 		_, t, err := r.a.api.PostMessageContext(ctx, r.channel,
-			slack.MsgOptionBlocks(blocks...), slack.MsgOptionText(text, false), slack.MsgOptionTS(r.thread))
+			slack.MsgOptionBlocks(blocks...), slack.MsgOptionText(text, false), slack.MsgOptionTS(r.thread),
+			// Sources link to documents and web pages; a preview of each
+			// under the answer would bury it.
+			slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl())
 		if err != nil {
 			if slackapi.MaybeDone(err) {
 				*unsure = true

@@ -12,6 +12,7 @@ package slack
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -51,6 +52,30 @@ type Config struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the clock of redelivery deadlines; nil: time.Now.
 	Now func() time.Time
+
+	// ThreadReplies says whose replies in a thread the bot answered in are
+	// questions without a mention (SLACK_THREAD_REPLIES): RepliesAsker
+	// (the default), RepliesAnyone or RepliesMentionOnly. Replies need
+	// the message.channels and message.groups events.
+	ThreadReplies string
+	// Conversations tells who the bot answered in which thread; nil: only
+	// mentions are answered in threads.
+	Conversations Conversations
+}
+
+// The modes of Config.ThreadReplies.
+const (
+	RepliesAsker       = "asker"        // the people the bot answered in the thread
+	RepliesAnyone      = "anyone"       // anyone, once the bot answered in the thread
+	RepliesMentionOnly = "mention-only" // nobody: a reply must mention the bot
+)
+
+// Conversations remembers the answers the bot gave; the feedback stores
+// implement it with the answers they keep.
+type Conversations interface {
+	// Answered reports whether the bot answered user in thread (a
+	// bot.Incoming.ThreadKey), or anyone there when user is "".
+	Answered(ctx context.Context, thread, user string) (bool, error)
 }
 
 // Dispatcher is what the adapter needs from bot.Dispatcher.
@@ -141,6 +166,14 @@ func New(cfg Config, d Dispatcher) (*Adapter, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	switch cfg.ThreadReplies {
+	case "":
+		cfg.ThreadReplies = RepliesAsker
+	case RepliesAsker, RepliesAnyone, RepliesMentionOnly:
+	default:
+		return nil, fmt.Errorf("slack: SLACK_THREAD_REPLIES must be %s, %s or %s, not %q",
+			RepliesAsker, RepliesAnyone, RepliesMentionOnly, cfg.ThreadReplies)
 	}
 	a := &Adapter{
 		cfg: cfg,

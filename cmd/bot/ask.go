@@ -9,7 +9,7 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
-	"github.com/switchboard/switchboard/internal/text"
+	"github.com/switchboard/switchboard/bot/console"
 )
 
 // ask answers one question and prints the route, progress, answer, sources
@@ -25,54 +25,22 @@ func (m *Main) ask(ctx context.Context, app *App, args []string) error {
 	if *thread != "" {
 		q.ThreadID = "cli:" + *thread
 	}
-	var emit agent.Emitter
-	if !*asJSON {
-		emit = progressPrinter(m.Stderr)
+	if *asJSON {
+		details := console.NewProgress(io.Discard, false) // only the details
+		res, err := app.Agent.Ask(ctx, q, details.Emit)
+		if err != nil {
+			return userError(err)
+		}
+		return writeJSON(m.Stdout, res, details.Details())
 	}
-	res, err := app.Agent.Ask(ctx, q, emit)
+	p := console.NewProgress(m.Stderr, console.IsTerminal(m.Stderr))
+	res, err := app.Agent.Ask(ctx, q, p.Emit)
+	p.Done()
 	if err != nil {
 		return userError(err)
 	}
-	if *asJSON {
-		return writeJSON(m.Stdout, res)
-	}
-	printResult(m.Stdout, res)
+	console.Print(m.Stdout, bot.Present(q.Text, res), p.Details())
 	return nil
-}
-
-// progressPrinter prints each visible event as a dim progress line.
-func progressPrinter(w io.Writer) agent.Emitter {
-	return func(e agent.Event) {
-		if line, ok := bot.Status(e); ok {
-			fmt.Fprintln(w, "  ·", line)
-		}
-	}
-}
-
-// printResult writes the finished answer for a terminal.
-func printResult(w io.Writer, r agent.Result) {
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, r.Answer)
-	fmt.Fprintln(w)
-	if len(r.Sources) > 0 {
-		fmt.Fprintln(w, "Sources:")
-		for _, s := range r.Sources {
-			fmt.Fprintf(w, "  [%d] %s — %s\n", s.N, s.Title, text.OneLine(s.Location)) // a Cypher query spans lines
-		}
-		fmt.Fprintln(w)
-	}
-	if r.Confidence == agent.ConfidenceLow && len(r.Unsupported) > 0 {
-		fmt.Fprintln(w, "Not supported by the sources:")
-		for _, u := range r.Unsupported {
-			fmt.Fprintln(w, "  -", u)
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w, bot.RouteLine(r))
-	fmt.Fprintln(w, bot.Badge(r))
-	if r.Offline && r.OfflineReason != "" {
-		fmt.Fprintln(w, "Offline because", r.OfflineReason+".")
-	}
 }
 
 // jsonResult is the --json shape promised by the README.
@@ -93,6 +61,9 @@ type jsonResult struct {
 	Unsupported   []string `json:"unsupported,omitempty"`
 	OfflineReason string   `json:"offline_reason,omitempty"`
 	Tokens        int      `json:"tokens"`
+	// Details are what went wrong on the way (a server's error, a setting
+	// to set), which chat shows the asker privately.
+	Details []string `json:"details,omitempty"`
 }
 
 type jsonSource struct {
@@ -100,20 +71,22 @@ type jsonSource struct {
 	Title    string `json:"title"`
 	Location string `json:"location"`
 	Snippet  string `json:"snippet"`
+	Section  string `json:"section,omitempty"`
+	URL      string `json:"url,omitempty"`
 }
 
-func writeJSON(w io.Writer, r agent.Result) error {
+func writeJSON(w io.Writer, r agent.Result, details []string) error {
 	out := jsonResult{
 		Route: string(r.Route), RouteReason: r.RouteReason, Rewrites: r.Rewrites, Answer: r.Answer,
 		Sources: []jsonSource{}, Confidence: string(r.Confidence), Offline: r.Offline, LLMCalls: r.LLMCalls,
 		Question: r.Question, Regenerations: r.Regenerations, Unsupported: r.Unsupported,
-		OfflineReason: r.OfflineReason, Tokens: r.Tokens,
+		OfflineReason: r.OfflineReason, Tokens: r.Tokens, Details: details,
 	}
 	if r.Standalone != r.Question {
 		out.Standalone = r.Standalone
 	}
 	for _, s := range r.Sources {
-		out.Sources = append(out.Sources, jsonSource{s.N, s.Title, s.Location, s.Snippet})
+		out.Sources = append(out.Sources, jsonSource{s.N, s.Title, s.Location, s.Snippet, s.Section, s.URL})
 	}
 	for _, s := range r.Trace {
 		out.Trace = append(out.Trace, string(s))

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/bot/console"
 )
 
 // chat is a console conversation: every question goes to the same thread,
@@ -23,6 +25,7 @@ func (m *Main) chat(ctx context.Context, app *App, args []string) error {
 		id = "console-" + time.Now().UTC().Format("20060102-150405")
 	}
 	fmt.Fprintf(m.Stdout, "Switchboard (thread %s). Ask a question; \"exit\" or Ctrl-D ends.\n", id)
+	p := console.NewProgress(m.Stdout, console.IsTerminal(m.Stdout))
 	in := bufio.NewScanner(m.Stdin)
 	in.Buffer(make([]byte, 64*1024), 1024*1024) // long pasted questions get the agent's message, not a scanner error
 	for {
@@ -38,7 +41,9 @@ func (m *Main) chat(ctx context.Context, app *App, args []string) error {
 		case "exit", "quit":
 			return nil
 		}
-		res, err := app.Agent.Ask(ctx, agent.Question{ThreadID: "cli:" + id, Text: text}, progressPrinter(m.Stdout))
+		p.Reset()
+		res, err := app.Agent.Ask(ctx, agent.Question{ThreadID: "cli:" + id, Text: text}, p.Emit)
+		p.Done()
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -46,6 +51,6 @@ func (m *Main) chat(ctx context.Context, app *App, args []string) error {
 			fmt.Fprintln(m.Stdout, "!", userError(err))
 			continue
 		}
-		printResult(m.Stdout, res)
+		console.Print(m.Stdout, bot.Present(text, res), p.Details())
 	}
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/bot/slack"
 )
 
 // Config is every setting Switchboard reads, all from the environment.
@@ -42,6 +45,7 @@ type Config struct {
 	TavilyKey     string `env:"TAVILY_API_KEY" secret:"true" help:"Tavily API key; without it the web route says web search is not configured"`
 	TavilyBaseURL string `env:"TAVILY_BASE_URL" default:"https://api.tavily.com" help:"Tavily API base URL"`
 
+	DocsBaseURL     string `env:"DOCS_BASE_URL" help:"Where people read the files bot ingest loads, e.g. https://github.com/acme/handbook/blob/main/: a file's source links to this URL followed by the file's path from the top of its Git checkout (outside one, from the folder named); a url: in a Markdown file's front matter wins; empty: only url: links files"`
 	IngestAdmins    string `env:"INGEST_ADMINS" help:"Who may ingest a channel from chat (@Switchboard ingest this channel, /ingest): user ids separated by commas, as slack:U123 or discord:123456 (a bare id counts on either platform); empty: nobody"`
 	IngestMaxFileMB int    `env:"INGEST_MAX_FILE_MB" default:"20" help:"Largest file attached to a chat message (text, Markdown, HTML, PDF) that chat ingestion reads, in MB"`
 	GraphExtract    string `env:"GRAPH_EXTRACT" default:"auto" help:"Graph facts from ingested chat, public channels only: auto (the model when one is configured, else rules), rules (explicit sentence patterns, offline) or off"`
@@ -53,6 +57,7 @@ type Config struct {
 	SlackAppToken      string        `env:"SLACK_APP_TOKEN" secret:"true" help:"Slack app-level token (xapp-…): use Socket Mode, no public URL needed"`
 	SlackSigningSecret string        `env:"SLACK_SIGNING_SECRET" secret:"true" help:"Slack signing secret: serve the Events API at POST /slack/events"`
 	SlackAPIURL        string        `env:"SLACK_API_URL" default:"https://slack.com/api/" help:"Slack Web API base URL; methods are appended (for proxies and tests)"`
+	SlackThreadReplies string        `env:"SLACK_THREAD_REPLIES" default:"asker" help:"Which replies in a thread the bot answered in are questions without a mention: asker (the people it answered there), anyone, or mention-only"`
 	DiscordMode        string        `env:"DISCORD_MODE" help:"gateway (a bot connection) or http (an interactions endpoint at POST /discord/interactions); empty: Discord off"`
 	DiscordBotToken    string        `env:"DISCORD_BOT_TOKEN" secret:"true" help:"Discord bot token (gateway mode; in http mode only to register /ask)"`
 	DiscordAppID       string        `env:"DISCORD_APP_ID" help:"Discord application id"`
@@ -179,10 +184,18 @@ func (c *Config) validate() error {
 			return &configError{name, fmt.Sprintf("%q is not an http(s) URL", u)}
 		}
 	}
+	if err := validDocsBaseURL(c.DocsBaseURL); err != nil {
+		return &configError{"DOCS_BASE_URL", err.Error()}
+	}
 	switch c.DiscordMode {
 	case "", "gateway", "http":
 	default:
 		return &configError{"DISCORD_MODE", fmt.Sprintf("%q is not gateway or http", c.DiscordMode)}
+	}
+	switch c.SlackThreadReplies {
+	case slack.RepliesAsker, slack.RepliesAnyone, slack.RepliesMentionOnly:
+	default:
+		return &configError{"SLACK_THREAD_REPLIES", fmt.Sprintf("%q is not asker, anyone or mention-only", c.SlackThreadReplies)}
 	}
 	if (c.SlackAppToken != "" || c.SlackSigningSecret != "") && c.SlackBotToken == "" {
 		return &configError{"SLACK_BOT_TOKEN", "required with SLACK_APP_TOKEN or SLACK_SIGNING_SECRET"}
@@ -215,6 +228,24 @@ func (c *Config) validate() error {
 			return &configError{"SWITCHBOARD_DATA_DIR", "not set, and there is no home directory to default to"}
 		}
 		c.DataDir = filepath.Join(home, ".local", "share", "switchboard")
+	}
+	return nil
+}
+
+// validDocsBaseURL checks DOCS_BASE_URL: an http(s) URL with a host, to
+// which file paths are appended, so without a query or fragment.
+func validDocsBaseURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return fmt.Errorf("%q is not an http(s) URL such as https://github.com/acme/handbook/blob/main/", s)
+	case u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "#"):
+		return fmt.Errorf("%q has a query or fragment: file paths are appended to it", s)
+	case u.User != nil:
+		return fmt.Errorf("%q has a user name: links are shown to everyone", s)
 	}
 	return nil
 }

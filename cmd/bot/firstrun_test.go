@@ -92,7 +92,7 @@ func TestEmptyKnowledgeBaseSaysHowToFillIt(t *testing.T) {
 	}
 	// A web question keeps its own reason.
 	if res := askJSON(t, env, "What did the Fed announce this morning?"); strings.Contains(res.Answer, "empty") ||
-		!strings.Contains(res.Answer, "web search is not configured") {
+		!strings.Contains(res.Answer, "web search isn't set up here") {
 		t.Errorf("web question:\n%s", res.Answer)
 	}
 	if _, _, err := run(t, env, "ingest", writeDocs(t, 1)); err != nil {

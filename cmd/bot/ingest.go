@@ -32,6 +32,7 @@ func (m *Main) ingest(ctx context.Context, app *App, args []string) error {
 	prog := &fileProgress{total: countFiles(fs.Args()), start: m.clock(), now: m.clock, bar: bar}
 	p := *app.Ingest
 	p.Store = progressStore{DocumentStore: p.Store, seen: prog.document}
+	p.DocsBaseURL = app.Config.DocsBaseURL // links the files to where people read them
 	rep, err := p.IngestFiles(ctx, fs.Args())
 	bar.done()
 	fmt.Fprintln(m.Stdout, rep.String())

@@ -111,7 +111,7 @@ func answerIn(t *testing.T, fake *slacktest.Server, addr, channel, question stri
 			return false
 		}
 		final = msgs[0].Content()
-		return strings.Contains(final, "offline mode")
+		return strings.Contains(final, "answered offline")
 	})
 	return final
 }
@@ -284,7 +284,7 @@ func TestDiscordLiveUpdates(t *testing.T) {
 			fake.Wait(t, "the answer", func() bool {
 				m, ok := fake.Original(ia.Token)
 				final = m.Text()
-				return ok && strings.Contains(final, "offline mode")
+				return ok && strings.Contains(final, "answered offline")
 			})
 			if strings.Contains(final, want) == present {
 				return

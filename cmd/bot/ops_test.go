@@ -44,7 +44,7 @@ func TestServeMetricsAndRateLimit(t *testing.T) {
 	}
 	slacktest.Wait(t, 30*time.Second, "the answer", func() bool {
 		msgs := fake.Messages("C1", first.TS)
-		return len(msgs) > 0 && strings.Contains(msgs[0].Content(), "offline mode")
+		return len(msgs) > 0 && strings.Contains(msgs[0].Content(), "answered offline")
 	})
 
 	second := fake.Mention("C1", "U1", "And what about annual plans?")

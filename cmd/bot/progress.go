@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/switchboard/switchboard/bot/console"
 	"github.com/switchboard/switchboard/ingest/chat"
 )
 
@@ -27,17 +27,7 @@ type progressBar struct {
 const logEvery = 10 * time.Second
 
 func newProgressBar(w io.Writer, log *slog.Logger) *progressBar {
-	return &progressBar{w: w, tty: isTerminal(w), log: log}
-}
-
-// isTerminal reports whether w is a character device, such as a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return &progressBar{w: w, tty: console.IsTerminal(w), log: log}
 }
 
 func (b *progressBar) update(p chat.Progress) {

@@ -111,7 +111,10 @@ func (s *server) connectSlack(ctx context.Context, chats chatPort) error {
 		return nil
 	}
 	sa, err := slack.New(slack.Config{BotToken: cfg.SlackBotToken, AppToken: cfg.SlackAppToken, SigningSecret: cfg.SlackSigningSecret, APIURL: cfg.SlackAPIURL, Log: app.Log,
-		HTTPClient: app.Metrics.HTTPClient("slack", &http.Client{Timeout: 30 * time.Second}), Ingest: chats}, s.d)
+		HTTPClient: app.Metrics.HTTPClient("slack", &http.Client{Timeout: 30 * time.Second}), Ingest: chats,
+		// Who the bot answered in a thread comes from the answers the
+		// feedback store keeps (feedback.Store.Answered).
+		ThreadReplies: cfg.SlackThreadReplies, Conversations: app.Feedback}, s.d)
 	if err != nil {
 		return err
 	}

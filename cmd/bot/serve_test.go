@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -80,9 +81,9 @@ func TestServeSlackEventsAPI(t *testing.T) {
 			return false
 		}
 		final = msgs[0].Content()
-		return strings.Contains(final, "offline mode")
+		return strings.Contains(final, "answered offline")
 	})
-	for _, want := range []string{"30 days", "refund-policy.md", "vector"} {
+	for _, want := range []string{"30 days", "refund-policy.md", "company documents"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("final message lacks %q:\n%s", want, final)
 		}
@@ -125,11 +126,77 @@ func TestServeDiscordInteractions(t *testing.T) {
 		}
 		b, _ := json.Marshal(m)
 		final = string(b)
-		return strings.Contains(final, "offline mode")
+		return strings.Contains(final, "answered offline")
 	})
 	for _, want := range []string{"graph", "Kestrel Microsystems"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("answer lacks %q:\n%s", want, final)
+		}
+	}
+}
+
+// TestServeKeepsServerErrorsPrivate asks through the real server with the
+// model unreachable and web search not set up: nothing the channel sees,
+// in any version of any message, names the server, its error or a
+// setting; the asker is told those details privately.
+func TestServeKeepsServerErrorsPrivate(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String() + "/v1"
+	ln.Close() // connections are refused from now on
+	fake := slacktest.NewServer()
+	defer fake.Close()
+	addr := startServe(t, map[string]string{
+		"SLACK_BOT_TOKEN": fake.BotToken, "SLACK_SIGNING_SECRET": fake.SigningSecret,
+		"SLACK_API_URL": fake.APIURL(), "EDIT_INTERVAL": "10ms",
+		"OPENAI_BASE_URL": down, "OPENAI_MAX_RETRIES": "0",
+	})
+	target, _ := url.Parse("http://" + addr)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+
+	ev := fake.Mention("C1", "U1", "What did the Fed announce this morning?")
+	if resp := fake.PostEvent(proxy, "", ev, nil); resp.StatusCode != 200 {
+		t.Fatalf("event status %d", resp.StatusCode)
+	}
+	var final string
+	slacktest.Wait(t, 30*time.Second, "the answer in the thread", func() bool {
+		msgs := fake.Messages("C1", ev.TS)
+		if len(msgs) == 0 {
+			return false
+		}
+		final = msgs[0].Content()
+		return strings.Contains(final, "answered offline")
+	})
+	for _, want := range []string{"web search isn't set up here", "the language model isn't answering"} {
+		if !strings.Contains(final, want) {
+			t.Errorf("the answer lacks %q:\n%s", want, final)
+		}
+	}
+	host := strings.TrimPrefix(strings.TrimSuffix(down, "/v1"), "http://")
+	for _, m := range fake.Messages("C1", ev.TS) {
+		for _, v := range m.Versions {
+			c := v.Content()
+			for _, secret := range []string{host, "connection refused", "dial tcp", "TAVILY_API_KEY", "OPENAI_"} {
+				if strings.Contains(c, secret) {
+					t.Errorf("the channel sees %q:\n%s", secret, c)
+				}
+			}
+		}
+	}
+	var private []string
+	slacktest.Wait(t, 30*time.Second, "the details for the asker", func() bool {
+		private = nil
+		for _, e := range fake.Ephemerals("U1") {
+			private = append(private, e.Text)
+		}
+		return len(private) > 0
+	})
+	joined := strings.Join(private, "\n")
+	for _, want := range []string{"connection refused", "TAVILY_API_KEY"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("the asker was not told %q privately:\n%s", want, joined)
 		}
 	}
 }

@@ -28,7 +28,7 @@ func TestQuickstartOnProductionStores(t *testing.T) {
 		{"What is our refund policy?", "vector", "30 days"},
 		{"Which suppliers are connected to our top 3 customers?", "graph", "Kestrel Microsystems"},
 		{"What is 15% of 340?", "direct", "51"},
-		{"What did the Fed announce this morning?", "web", "web search is not configured"},
+		{"What did the Fed announce this morning?", "web", "web search isn't set up here"},
 	}
 	for _, c := range cases {
 		t.Run(c.question, func(t *testing.T) {

@@ -12,11 +12,18 @@ import (
 	"github.com/switchboard/switchboard/feedback"
 )
 
+// answeredStore is what the chat adapters ask of a feedback store besides
+// feedback.Store: whether the bot answered someone in a thread.
+type answeredStore interface {
+	Answered(ctx context.Context, thread, user string) (bool, error)
+}
+
 // TestFeedback checks a feedback.Store that open returns, new and empty,
 // against the contract: saving is idempotent, a later vote by the same
-// person replaces the earlier one, a vote needs a saved answer, and Votes
-// gives each vote with its answer, oldest vote first. now sets the store's
-// clock, which stamps votes.
+// person replaces the earlier one, a vote needs a saved answer, Votes
+// gives each vote with its answer, oldest vote first, and Answered tells
+// who was answered in which thread. now sets the store's clock, which
+// stamps votes.
 func TestFeedback(t *testing.T, open func(t *testing.T, now func() time.Time) feedback.Store) {
 	ctx := context.Background()
 	clock := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -35,6 +42,7 @@ func TestFeedback(t *testing.T, open func(t *testing.T, now func() time.Time) fe
 			t.Fatal(err)
 		}
 	}
+	checkAnswered(t, f, refunds.Thread)
 	for _, v := range []int{1, -1} { // U2 changes their mind
 		if err := f.SaveVote(ctx, "a1", "U2", v); err != nil {
 			t.Fatal(err)
@@ -67,5 +75,36 @@ func TestFeedback(t *testing.T, open func(t *testing.T, now func() time.Time) fe
 	if b := got[1]; b.ID != "a2" || b.Vote != 1 || b.Voter != "U4" || b.Sources == nil || len(b.Sources) != 0 ||
 		strings.ReplaceAll(b.Answer.Answer, "\x00", "") != "I can't answer that offline." || !b.VotedAt.Equal(clock) {
 		t.Errorf("second vote = %+v (sources must be empty, not nil; a NUL may be dropped, nothing else)", b)
+	}
+}
+
+// checkAnswered checks Answered on a store where U1 was answered in thread
+// (and U3 elsewhere).
+func checkAnswered(t *testing.T, f feedback.Store, thread string) {
+	t.Helper()
+	a, ok := f.(answeredStore)
+	if !ok {
+		t.Errorf("%T has no Answered(ctx, thread, user) method", f)
+		return
+	}
+	for _, c := range []struct {
+		thread, user string
+		want         bool
+	}{
+		{thread, "U1", true},
+		{thread, "", true},    // anyone
+		{thread, "U3", false}, // answered, but in another thread
+		{thread + "0", "", false},
+		{"slack:T:C", "", false}, // a prefix of the thread is another thread
+	} {
+		got, err := a.Answered(context.Background(), c.thread, c.user)
+		if err != nil || got != c.want {
+			t.Errorf("Answered(%q, %q) = %v, %v; want %v", c.thread, c.user, got, err, c.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := a.Answered(ctx, thread, "U1"); err == nil {
+		t.Error("Answered with a cancelled context did not fail")
 	}
 }

@@ -2,6 +2,7 @@ package offline
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,6 +95,11 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 		out = append(out, strings.Join(parts, " "))
 	}
 	if len(rows) > 0 {
+		// The answer first (the suppliers' names), then the paths that
+		// show it.
+		if lead := graphLead(req.Question, rows); lead != "" {
+			out = append(out, lead)
+		}
 		out = append(out, graphLeadIn+"\n"+strings.Join(rows, "\n"))
 	}
 	if len(out) == 0 {
@@ -365,6 +371,94 @@ func graphRows(docs []agent.Document, kws []keyword, ents []string, excluded []s
 		out = append(out, "- "+r.text+" ["+strconv.Itoa(r.doc+1)+"]")
 	}
 	return out
+}
+
+// graphEntity is a name with its label as graph rows write it:
+// "Amberley Batteries (Supplier)".
+var (
+	graphEntity = regexp.MustCompile(`([^\[\]()\-<>{},:]+?) \(([A-Z][A-Za-z]*)\)`)
+	rowCitation = regexp.MustCompile(`\[\d+\]`)
+)
+
+// graphLead is the answer of graph rows in one sentence: the entities of
+// the kind the question asks for ("Which suppliers…" → the Supplier
+// names in the rows), leaving out those the question names itself, cited
+// as their rows are. "" when the question asks for no kind the rows hold.
+func graphLead(question string, rows []string) string {
+	// The kind asked for is the first one the question names: "Which
+	// suppliers are connected to our top 3 customers?" asks for suppliers.
+	position := map[string]int{}
+	for i, w := range strings.Fields(strings.ToLower(question)) {
+		w = strings.Trim(w, "?!.,;:'\"")
+		for _, form := range []string{w, strings.TrimSuffix(w, "s"), strings.TrimSuffix(w, "ies") + "y"} {
+			if _, ok := position[form]; !ok {
+				position[form] = i
+			}
+		}
+	}
+	label, best := "", -1
+	for _, row := range rows {
+		for _, m := range graphEntity.FindAllStringSubmatch(row, -1) {
+			if p, ok := position[strings.ToLower(m[2])]; ok && (best < 0 || p < best) {
+				label, best = m[2], p
+			}
+		}
+	}
+	if label == "" {
+		return ""
+	}
+	lowerQ := strings.ToLower(question)
+	var names, cites []string
+	seen := map[string]bool{}
+	named := func(name string) bool { return name != "" && strings.Contains(lowerQ, strings.ToLower(name)) }
+	for _, row := range rows {
+		ref := rowCitation.FindString(row)
+		ms := graphEntity.FindAllStringSubmatch(row, -1)
+		// A row that starts from an entity the question names answers for
+		// the entity next to it only: further along a path ("Lumen Gateway
+		// <- Kestrel -> Beacon S2 <- Mapleridge") the customer buys
+		// something else.
+		anchor := -1
+		for i, m := range ms {
+			if named(strings.TrimSpace(m[1])) {
+				anchor = i
+				break
+			}
+		}
+		for i, m := range ms {
+			name := strings.TrimSpace(m[1])
+			if m[2] != label || name == "" || seen[name] || named(name) || (anchor >= 0 && i != anchor-1 && i != anchor+1) {
+				continue
+			}
+			seen[name] = true
+			names = append(names, name)
+			if ref != "" && !slices.Contains(cites, ref) {
+				cites = append(cites, ref)
+			}
+		}
+	}
+	if len(names) == 0 || len(names) > 12 {
+		return ""
+	}
+	slices.Sort(names)
+	list := names[0]
+	if len(names) > 1 {
+		list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	return pluralLabel(label, len(names)) + ": " + list + " " + strings.Join(cites, "") + "."
+}
+
+// pluralLabel is a label as a heading for n entities: Supplier → Suppliers.
+func pluralLabel(label string, n int) string {
+	switch {
+	case n == 1:
+		return label
+	case strings.HasSuffix(label, "y") && !strings.HasSuffix(label, "ey"):
+		return strings.TrimSuffix(label, "y") + "ies"
+	case strings.HasSuffix(label, "s"):
+		return label + "es"
+	}
+	return label + "s"
 }
 
 func rowMatches(line string, kws []keyword, ents []string) bool {

@@ -44,6 +44,15 @@ func (s *Server) DirectMessage(channel, user, text string) MessageEvent {
 		ChannelType: "im", EventTS: ts}
 }
 
+// Reply is a reply by user, without a mention, in the thread of channel
+// started by thread, as the message event Slack sends to apps subscribed
+// to message.channels.
+func (s *Server) Reply(channel, thread, user, text string) MessageEvent {
+	ts := s.NewTS()
+	return MessageEvent{Type: "message", User: user, Text: text, TS: ts, ThreadTS: thread, Channel: channel,
+		ChannelType: "channel", EventTS: ts}
+}
+
 // InThread returns e as a reply in the thread started by ts.
 func (e MessageEvent) InThread(ts string) MessageEvent {
 	e.ThreadTS = ts

@@ -68,6 +68,9 @@ type Message struct {
 	Blocks   json.RawMessage
 	Versions []Version // first post first; one more per chat.update
 	Deleted  bool      // by chat.delete; Messages leaves it out
+	// Unfurl holds the unfurl_links and unfurl_media the post asked for
+	// ("" when left out, and Slack decides).
+	Unfurl [2]string
 }
 
 // Version is one content of a message.
@@ -348,7 +351,7 @@ func (s *Server) postMessage(f url.Values) map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := &Message{Channel: channel, TS: s.nextTS(), ThreadTS: f.Get("thread_ts"), Text: v.Text, Blocks: v.Blocks,
-		Versions: []Version{v}}
+		Versions: []Version{v}, Unfurl: [2]string{f.Get("unfurl_links"), f.Get("unfurl_media")}}
 	s.messages = append(s.messages, m)
 	s.byTS[channel+"/"+m.TS] = m
 	return map[string]any{"ok": true, "channel": channel, "ts": m.TS, "message": s.wire(m)}

@@ -1,0 +1,364 @@
+// Package bot turns an agent run into what people see, independent of the
+// chat platform: one plain progress line while the answer is made, and a
+// finished answer (Final) with where it came from, its sources and the
+// confidence badge. Every word people read is decided here; the Slack,
+// Discord and console renderers only translate these values into their
+// platform's shapes (Block Kit, embeds, terminal lines).
+package bot
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/markdown"
+	"github.com/switchboard/switchboard/internal/text"
+)
+
+// Public texts of a question that got no answer. They never carry an
+// error's text: that goes to the asker privately, and to the log.
+const (
+	FailedMessage  = "I couldn't answer this one."
+	TimeoutMessage = "I ran out of time answering this one."
+	// InternalMessage tells the asker, privately, that something broke on
+	// our side while taking the question.
+	InternalMessage = "Something went wrong while taking your question; please ask again."
+	// ThinkingLine is the first progress line of a question.
+	ThinkingLine = "Thinking…"
+)
+
+// Progress returns the progress line for e, which replaces the previous
+// one, and false for events that change nothing people need to see.
+func Progress(e agent.Event) (string, bool) {
+	switch e.Kind {
+	case agent.EventRouted:
+		if e.Route == agent.RouteDirect {
+			return ThinkingLine, true
+		}
+		return "Searching " + e.Route.Place() + "…", true
+	case agent.EventGraded:
+		if e.Count == 0 {
+			return "", false // a rewrite or the end follows and says so
+		}
+		return fmt.Sprintf("Found %d relevant passage%s…", e.Count, plural(e.Count)), true
+	case agent.EventRewriting:
+		if e.Reason != "" && e.Route != "" { // the rewriter switched route
+			return fmt.Sprintf("Nothing relevant yet — trying %s instead (%d of %d)…", e.Route.Place(), e.Attempt, e.Max), true
+		}
+		return fmt.Sprintf("Nothing relevant yet — trying other words (%d of %d)…", e.Attempt, e.Max), true
+	case agent.EventWebFallback:
+		return "Nothing relevant inside — searching the web…", true
+	case agent.EventGenerating:
+		return "Writing the answer…", true
+	case agent.EventChecking:
+		return "Checking it against the sources…", true
+	case agent.EventRegenerating:
+		return fmt.Sprintf("Rewriting the answer to keep to the sources (%d of %d)…", e.Attempt, e.Max), true
+	case agent.EventDegraded:
+		return "The language model isn't answering — carrying on offline…", true
+	case agent.EventNotice:
+		return capitalize(e.Reason) + ".", true
+	}
+	return "", false
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func capitalize(s string) string {
+	s = strings.TrimSuffix(strings.TrimSpace(s), ".")
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// Final is a finished answer as people read it.
+type Final struct {
+	Question string
+	// Answer is the model's Markdown; its [n] cite Sources by N.
+	Answer string
+	// Place is where the answer came from, in people's words ("company
+	// documents"), and Why the router's reason for looking there.
+	Place, Why string
+	// Understood is the question as the bot understood it, set only when
+	// that is not what was asked (a follow-up made standalone).
+	Understood string
+	Sources    []SourceLine
+	// Unverified are the claims the check could not find in the sources,
+	// listed under a low-confidence answer.
+	Unverified []string
+	Badge      Badge
+}
+
+// SourceLine is one numbered source, once per document.
+type SourceLine struct {
+	N       int
+	Title   string
+	Section string // the part of the document the cited text is in
+	URL     string // where people can open it; "" when there is no link
+	// Where says where the source is when there is no link: a file's
+	// path, a graph walk's description.
+	Where string
+	// Query is the Cypher that ran, the evidence of a graph answer.
+	Query string
+}
+
+// Badge is the confidence line under an answer.
+type Badge struct {
+	Confidence agent.Confidence
+	Emoji      string
+	Text       string // "High confidence — checked against 3 documents"
+	// Offline says, in plain words, that the offline engine answered and
+	// why; "" when the model did.
+	Offline string
+}
+
+// String is the badge on one line.
+func (b Badge) String() string {
+	s := b.Emoji + " " + b.Text
+	if b.Offline != "" {
+		s += " · " + b.Offline
+	}
+	return s
+}
+
+// Present decides what people read of a finished run.
+func Present(question string, r agent.Result) Final {
+	f := Final{
+		Question:   question,
+		Answer:     strings.TrimSpace(r.Answer),
+		Place:      r.Route.Place(),
+		Why:        text.OneLine(r.RouteReason),
+		Sources:    sourceLines(r.Sources),
+		Unverified: nil,
+		Badge:      badge(r),
+	}
+	if q := strings.TrimSpace(r.Standalone); q != "" && !sameQuestion(q, r.Question) {
+		f.Understood = text.OneLine(q)
+	}
+	if r.Confidence == agent.ConfidenceLow {
+		for _, c := range r.Unsupported {
+			if c = text.OneLine(c); c != "" {
+				f.Unverified = append(f.Unverified, c)
+			}
+		}
+	}
+	if r.Route == agent.RouteDirect || r.Confidence == agent.ConfidenceNone {
+		f.Why = "" // where it looked is in the answer itself
+	}
+	return f
+}
+
+// sameQuestion reports whether two questions differ only in case, spaces
+// and the final punctuation: the condenser's "understood as" is worth
+// showing only when it changed the words.
+func sameQuestion(a, b string) bool {
+	norm := func(s string) string {
+		return strings.ToLower(strings.TrimRight(text.OneLine(s), "?!. "))
+	}
+	return norm(a) == norm(b)
+}
+
+// sourceLines lists the sources once per document: the agent numbers them
+// so already, but an older stored answer may repeat one, and the list must
+// not.
+func sourceLines(sources []agent.Source) []SourceLine {
+	var out []SourceLine
+	seen := map[string]bool{}
+	for _, s := range sources {
+		line := SourceLine{N: s.N, Title: text.OneLine(s.Title), Section: text.OneLine(s.Section), URL: linkOf(s)}
+		loc := strings.TrimSpace(s.Location)
+		switch {
+		case line.URL != "":
+		case s.Route == agent.RouteGraph && strings.HasPrefix(loc, "graph:"):
+			// A graph walk describes itself; that is its "section".
+			line.Section = cmpOr(line.Section, text.OneLine(strings.TrimPrefix(loc, "graph:")))
+		case s.Route == agent.RouteGraph && loc != "":
+			line.Query = loc // the Cypher that ran
+		default:
+			line.Where = text.OneLine(loc)
+		}
+		if line.Title == "" {
+			line.Title = text.Clip(cmpOr(line.Where, line.URL, "source"), 120)
+		}
+		key := line.URL + "\x00" + line.Title + "\x00" + line.Where + "\x00" + line.Query
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, line)
+	}
+	return out
+}
+
+func cmpOr(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// linkOf is the source's link: its URL, or a location that is one.
+func linkOf(s agent.Source) string {
+	for _, u := range []string{s.URL, strings.TrimSpace(s.Location)} {
+		if IsLink(u) {
+			return u
+		}
+	}
+	return ""
+}
+
+// IsLink reports whether u is an http(s) URL that a chat client may show
+// as a link: other schemes (javascript:, data:) never are.
+func IsLink(u string) bool {
+	return (strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")) &&
+		len(u) > len("https://") && !strings.ContainsAny(u, " \t\r\n<>\"")
+}
+
+// badge says how far the answer can be trusted, from the checks that ran
+// (agent/result.go decides the level; these are its words).
+func badge(r agent.Result) Badge {
+	docs := documents(r.Sources)
+	b := Badge{Confidence: r.Confidence}
+	switch {
+	case r.Confidence == agent.ConfidenceHigh:
+		b.Emoji, b.Text = "🟢", fmt.Sprintf("High confidence — checked against %d documents", docs)
+	case r.Confidence == agent.ConfidenceMedium:
+		b.Emoji, b.Text = "🟡", "Medium confidence — "+mediumWhy(r, docs)
+	case r.Confidence == agent.ConfidenceLow && r.Partial:
+		b.Emoji, b.Text = "🔴", "Low confidence — the sources are related but don't answer the question"
+	case r.Confidence == agent.ConfidenceLow:
+		b.Emoji, b.Text = "🔴", "Low confidence — some of it couldn't be checked against the sources"
+	case r.Confidence == agent.ConfidenceGeneral:
+		b.Emoji, b.Text = "⚪", "General knowledge — not checked against any source"
+	default:
+		b.Emoji, b.Text = "⚫", "No answer found"
+	}
+	if r.Offline {
+		b.Offline = "answered offline"
+		if why := strings.TrimSuffix(text.OneLine(r.OfflineReason), "."); why != "" {
+			b.Offline += ": " + why
+		}
+	}
+	return b
+}
+
+func mediumWhy(r agent.Result, docs int) string {
+	var why []string
+	if docs == 1 {
+		why = append(why, "checked against a single document")
+	} else {
+		why = append(why, fmt.Sprintf("checked against %d documents", docs))
+	}
+	if r.Rewrites > 0 {
+		why = append(why, fmt.Sprintf("found after trying other words %s", times(r.Rewrites)))
+	}
+	if r.Regenerations > 0 {
+		why = append(why, fmt.Sprintf("rewritten %s to keep to them", times(r.Regenerations)))
+	}
+	return strings.Join(why, ", ")
+}
+
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return strconv.Itoa(n) + " times"
+}
+
+// documents counts the distinct documents among the sources.
+func documents(sources []agent.Source) int {
+	return len(sourceLines(sources))
+}
+
+var citation = regexp.MustCompile(`\[(\d{1,3})\]`)
+
+// LinkCitations rewrites each [n] of the answer whose source has a link
+// with link(label, url), outside code blocks and inline code, for the
+// platforms where a citation can be a link.
+func LinkCitations(md string, sources []SourceLine, link func(label, url string) string) string {
+	urls := map[int]string{}
+	for _, s := range sources {
+		if s.URL != "" {
+			urls[s.N] = s.URL
+		}
+	}
+	if len(urls) == 0 {
+		return md
+	}
+	var sc markdown.Scanner
+	lines := strings.Split(md, "\n")
+	for i, line := range lines {
+		if sc.Line(line) != markdown.Text {
+			continue
+		}
+		lines[i] = outsideCode(line, func(s string) string {
+			return citation.ReplaceAllStringFunc(s, func(m string) string {
+				n, _ := strconv.Atoi(m[1 : len(m)-1])
+				if u, ok := urls[n]; ok {
+					return link(m, u)
+				}
+				return m
+			})
+		})
+	}
+	return strings.Join(lines, "\n")
+}
+
+// outsideCode applies f to the parts of a line outside `inline code`.
+func outsideCode(line string, f func(string) string) string {
+	var b strings.Builder
+	for {
+		start := strings.IndexByte(line, '`')
+		if start < 0 {
+			b.WriteString(f(line))
+			return b.String()
+		}
+		end := strings.IndexByte(line[start+1:], '`')
+		if end < 0 {
+			b.WriteString(f(line))
+			return b.String()
+		}
+		end += start + 2
+		b.WriteString(f(line[:start]))
+		b.WriteString(line[start:end])
+		line = line[end:]
+	}
+}
+
+var (
+	plainLink  = regexp.MustCompile(`\[([^\[\]\n]+)\]\([^\s()]+\)`)
+	plainMarks = strings.NewReplacer("**", "", "__", "", "~~", "", "`", "")
+	plainHead  = regexp.MustCompile(`(?m)^\s{0,3}#{1,6}\s+`)
+	plainItem  = regexp.MustCompile(`(?m)^\s*[-*+]\s+`)
+)
+
+// Plain is Markdown as plain text, for where no markup is shown: a
+// notification, a screen reader's summary.
+func Plain(md string) string {
+	var sc markdown.Scanner
+	var kept []string
+	for _, line := range strings.Split(md, "\n") {
+		if k := sc.Line(line); k == markdown.Open || k == markdown.Close {
+			continue
+		}
+		kept = append(kept, line)
+	}
+	s := strings.Join(kept, "\n")
+	s = plainLink.ReplaceAllString(s, "$1")
+	s = plainHead.ReplaceAllString(s, "")
+	s = plainItem.ReplaceAllString(s, "• ")
+	return text.OneLine(plainMarks.Replace(s))
+}
