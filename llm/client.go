@@ -57,9 +57,13 @@ type Config struct {
 	// HTTPClient, when set, supplies the transport, proxy and TLS settings.
 	// Its Timeout, if any, spans all retries of a request.
 	HTTPClient *http.Client
-	// Temperature for chat requests. 0 leaves it to the server's default
-	// (go-openai omits a zero temperature), which reasoning models require.
+	// Temperature of answers (generate, direct); decisions are always made
+	// at 0. It is sent on every request, 0 included. A negative value
+	// leaves it to the server, for reasoning models that accept no other.
 	Temperature float32
+	// MaxTokens bounds an answer's length; 0 means DefaultMaxTokens.
+	// Decisions are bounded by DecisionMaxTokens.
+	MaxTokens int
 	// Breaker stops calling a server that keeps failing (see
 	// BreakerConfig); the zero value turns it off.
 	Breaker BreakerConfig
@@ -88,11 +92,19 @@ type Client struct {
 	// the agent keeps its run meter to itself.
 	record func(context.Context, agent.Usage)
 
-	// plainJSON is set once the server has rejected response_format and
-	// accepted the same request without it, so later calls skip the
-	// doomed first attempt.
-	plainJSON atomic.Bool
+	// format is the structured-output mode this server and model take
+	// (formatUnknown until the first JSON call finds it), so that later
+	// calls skip the modes it refuses.
+	format atomic.Int32
 }
+
+// Structured-output modes, from the most to the least the server does.
+const (
+	formatUnknown    int32 = iota
+	formatJSONSchema       // response_format json_schema, strict
+	formatJSONObject       // response_format json_object, the schema in the prompt
+	formatPrompt           // the schema in the prompt only, parsed leniently
+)
 
 // New returns a Client for cfg. It fails only on a malformed BaseURL; it does
 // not contact the server.
@@ -125,6 +137,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Breaker.Failures > 0 {
 		hc.Transport = &breakerTransport{base: rt, b: newBreaker(cfg.Breaker)}
 	}
+	hc.Transport = zeroTemperature{base: hc.Transport}
 
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = base
@@ -154,7 +167,7 @@ func (c *Client) Chat(ctx context.Context, msgs []Message) (string, error) {
 // chat is Chat with the operation named in errors, so that the Brain's
 // failures say "llm: generate: …" rather than "llm: chat: …".
 func (c *Client) chat(ctx context.Context, op string, msgs []Message) (string, error) {
-	content, err := c.complete(ctx, msgs, nil)
+	content, err := c.complete(ctx, msgs, nil, c.answer())
 	if err != nil {
 		return "", fmt.Errorf("llm: %s: %w", op, err)
 	}
@@ -168,13 +181,17 @@ func (c *Client) chat(ctx context.Context, op string, msgs []Message) (string, e
 // and decodes it into out, which must be a non-nil pointer. name names the
 // schema for the server and the operation in errors.
 //
-// It asks for structured output (response_format json_schema, strict). Many
-// compatible servers ignore that or reject it, so JSON also puts the schema
-// in the system prompt and is forgiving about the reply: it takes the first
-// JSON object out of prose or code fences, and checks that the schema's
-// required properties are present. When the reply still cannot be used it
-// asks once more, telling the model what was wrong. The error then wraps
-// ErrBadOutput.
+// Servers differ in structured output: OpenAI and vLLM take json_schema;
+// llama.cpp's Python server answers it with a 500 but takes json_object
+// with a schema; others ignore both. The first JSON call tries the modes
+// in that order, each probe once and without retries, and the client
+// remembers the first one that works, so no question fails for the
+// server's dialect and later calls go straight to it. The schema is in the
+// system prompt in every mode, and the reply is read leniently: the first
+// JSON object out of prose or code fences, raw line breaks in strings and
+// trailing commas repaired, the schema's required properties checked.
+// When the reply still cannot be used it asks once more, telling the model
+// what was wrong. The error then wraps ErrBadOutput.
 func (c *Client) JSON(ctx context.Context, msgs []Message, name string, schema json.RawMessage, out any) error {
 	if name == "" {
 		name = "json"
@@ -187,24 +204,7 @@ func (c *Client) JSON(ctx context.Context, msgs []Message, name string, schema j
 		return fmt.Errorf("llm: %s: schema: %w", name, err)
 	}
 	msgs = withSchema(msgs, schema)
-	format := &openai.ChatCompletionResponseFormat{
-		Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
-		JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: name, Schema: schema, Strict: true},
-	}
-	if c.plainJSON.Load() {
-		format = nil
-	}
-
-	content, err := c.complete(ctx, msgs, format)
-	if err != nil && format != nil && isBadRequest(err) {
-		// The server does not do structured output (or not this schema);
-		// the schema in the prompt and the lenient decoding must do.
-		format = nil
-		content, err = c.complete(ctx, msgs, nil)
-		if err == nil {
-			c.plainJSON.Store(true)
-		}
-	}
+	content, mode, err := c.negotiate(ctx, msgs, name, schema)
 	if err != nil {
 		return fmt.Errorf("llm: %s: %w", name, err)
 	}
@@ -218,7 +218,7 @@ func (c *Client) JSON(ctx context.Context, msgs []Message, name string, schema j
 		Message{Role: RoleUser, Content: fmt.Sprintf(
 			"Your reply could not be used: %v. Reply again with only the JSON object that the schema describes: no prose, no code fences.", derr)},
 	)
-	content, err = c.complete(ctx, repair, format)
+	content, err = c.complete(ctx, repair, responseFormat(mode, name, schema), c.decision(false))
 	if err != nil {
 		return fmt.Errorf("llm: %s: reply was not valid JSON (%v) and the retry failed: %w", name, derr, err)
 	}
@@ -226,6 +226,70 @@ func (c *Client) JSON(ctx context.Context, msgs []Message, name string, schema j
 		return fmt.Errorf("llm: %s: %w: reply is not valid JSON even after a retry: %v", name, ErrBadOutput, err)
 	}
 	return nil
+}
+
+// negotiate sends a JSON request in the structured-output mode the server
+// is known to take, or, while that is not known, tries the modes from the
+// strictest down and remembers the first that works. It returns the reply
+// and the mode that produced it.
+func (c *Client) negotiate(ctx context.Context, msgs []Message, name string, schema json.RawMessage) (string, int32, error) {
+	known := c.format.Load()
+	if known != formatUnknown {
+		content, err := c.complete(ctx, msgs, responseFormat(known, name, schema), c.decision(false))
+		if err != nil && known < formatPrompt && refusesFormat(err, false) {
+			// This schema, or a server that changed under us: fall back
+			// once, and from now on.
+			known++
+			c.format.Store(known)
+			content, err = c.complete(ctx, msgs, responseFormat(known, name, schema), c.decision(false))
+		}
+		return content, known, err
+	}
+	var err error
+	for mode := formatJSONSchema; mode <= formatPrompt; mode++ {
+		var content string
+		content, err = c.complete(ctx, msgs, responseFormat(mode, name, schema), c.decision(mode < formatPrompt))
+		if err == nil {
+			c.format.CompareAndSwap(formatUnknown, mode)
+			return content, mode, nil
+		}
+		if ctx.Err() != nil || !refusesFormat(err, true) {
+			return "", mode, err
+		}
+	}
+	return "", formatPrompt, err
+}
+
+// responseFormat is the response_format of a mode; nil for formatPrompt.
+func responseFormat(mode int32, name string, schema json.RawMessage) *openai.ChatCompletionResponseFormat {
+	switch mode {
+	case formatJSONSchema:
+		return &openai.ChatCompletionResponseFormat{
+			Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: name, Schema: schema, Strict: true},
+		}
+	case formatJSONObject:
+		// llama.cpp takes the schema with json_object and constrains its
+		// output to it; servers that do not, still return JSON.
+		return &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: name, Schema: schema}}
+	}
+	return nil
+}
+
+// refusesFormat reports whether err may be the server refusing the
+// response_format rather than failing: a 400 or 422, and while probing an
+// unknown server also a 5xx or 501 (llama-cpp-python answers json_schema
+// with a 500). A network error, a timeout, 401, 403, 404 and 429 are not:
+// another mode would fail the same way.
+func refusesFormat(err error, probing bool) bool {
+	switch code := httpStatus(err); {
+	case code == http.StatusBadRequest, code == http.StatusUnprocessableEntity:
+		return true
+	case probing && code >= 500:
+		return true
+	}
+	return false
 }
 
 // withSchema appends the schema to the first system message (or adds one),
@@ -244,38 +308,29 @@ func withSchema(msgs []Message, schema json.RawMessage) []Message {
 	return append([]Message{{Role: RoleSystem, Content: hint}}, out...)
 }
 
-// isBadRequest reports whether the server refused the request as malformed,
-// which is how servers without structured output answer response_format.
-func isBadRequest(err error) bool {
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.HTTPStatusCode == http.StatusBadRequest || apiErr.HTTPStatusCode == http.StatusUnprocessableEntity
-	}
-	var reqErr *openai.RequestError
-	if errors.As(err, &reqErr) {
-		return reqErr.HTTPStatusCode == http.StatusBadRequest || reqErr.HTTPStatusCode == http.StatusUnprocessableEntity
-	}
-	return false
-}
-
 // complete makes one chat completion (with the transport's retries) and
 // records its usage.
-func (c *Client) complete(ctx context.Context, msgs []Message, format *openai.ChatCompletionResponseFormat) (string, error) {
+func (c *Client) complete(ctx context.Context, msgs []Message, format *openai.ChatCompletionResponseFormat, cl call) (string, error) {
 	if c.cfg.ChatModel == "" {
 		return "", errors.New("no chat model configured")
 	}
 	req := openai.ChatCompletionRequest{
 		Model:          c.cfg.ChatModel,
 		Messages:       make([]openai.ChatCompletionMessage, len(msgs)),
-		Temperature:    c.cfg.Temperature,
+		//lint:ignore SA1019 max_tokens is what llama.cpp, Ollama, vLLM and LM Studio read; OpenAI still takes it for chat models
+		MaxTokens:      cl.maxTokens,
 		ResponseFormat: format,
 	}
+	if cl.temperature > 0 {
+		req.Temperature = cl.temperature // 0 is added by zeroTemperature
+	}
+	ctx = withCall(ctx, cl)
 	for i, m := range msgs {
 		req.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
 	resp, err := c.api.CreateChatCompletion(ctx, req)
 	if err != nil {
-		return "", circuitError(err)
+		return "", serverError(circuitError(err))
 	}
 	c.record(ctx, agent.Usage{
 		Calls:            1,

@@ -188,15 +188,16 @@ func TestJSONFallbackWhenServerRejectsFormat(t *testing.T) {
 	if err := c.JSON(context.Background(), testMsgs, "grade", testSchema, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Relevant || got.Reason != "off topic" || f.count() != 2 {
-		t.Fatalf("got %+v after %d requests, want off topic after 2", got, f.count())
+	// json_schema, json_object, then the schema in the prompt alone.
+	if got.Relevant || got.Reason != "off topic" || f.count() != 3 {
+		t.Fatalf("got %+v after %d requests, want off topic after 3", got, f.count())
 	}
 	// Having learnt that, the client no longer asks for structured output.
 	if err := c.JSON(context.Background(), testMsgs, "grade", testSchema, &got); err != nil {
 		t.Fatal(err)
 	}
-	if f.count() != 3 {
-		t.Errorf("second call made %d requests, want 1", f.count()-2)
+	if f.count() != 4 {
+		t.Errorf("second call made %d requests, want 1", f.count()-3)
 	}
 }
 

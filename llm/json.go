@@ -70,11 +70,61 @@ func extractJSON(s string) (string, bool) {
 		if s[i] != '{' {
 			continue
 		}
-		if end := objectEnd(s[i:]); end > 0 && json.Valid([]byte(s[i:i+end])) {
-			return s[i : i+end], true
+		end := objectEnd(s[i:])
+		if end == 0 {
+			continue
+		}
+		if obj := s[i : i+end]; json.Valid([]byte(obj)) {
+			return obj, true
+		} else if fixed := repairJSON(obj); json.Valid([]byte(fixed)) {
+			return fixed, true
 		}
 	}
 	return "", false
+}
+
+// repairJSON mends what small models get almost right: a raw line break
+// or tab inside a string (escaped), and a trailing comma before } or ]
+// (dropped). Anything else stays as it is, for json.Valid to judge.
+func repairJSON(s string) string {
+	var b strings.Builder
+	inString, escaped := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString && c < 0x20:
+			switch c {
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+				b.WriteString(`\r`)
+			case '\t':
+				b.WriteString(`\t`)
+			default:
+				fmt.Fprintf(&b, `\u%04x`, c)
+			}
+			continue
+		case !inString && c == ',':
+			if j := nextNonSpace(s, i+1); j < len(s) && (s[j] == '}' || s[j] == ']') {
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func nextNonSpace(s string, i int) int {
+	for i < len(s) && strings.IndexByte(" \t\r\n", s[i]) >= 0 {
+		i++
+	}
+	return i
 }
 
 // objectEnd returns the length of the balanced {...} at the start of s,

@@ -44,8 +44,12 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ctx := req.Context()
 	var resp *http.Response
+	attempts := t.retries + 1
+	if c, ok := callOf(ctx); ok && c.probe {
+		attempts = 1 // its failure is an answer: try the next mode
+	}
 	p := retry.Policy{
-		Attempts: t.retries + 1, Backoff: firstBackoff, MaxBackoff: maxBackoff, Budget: maxTotalWait, Sleep: t.sleep,
+		Attempts: attempts, Backoff: firstBackoff, MaxBackoff: maxBackoff, Budget: maxTotalWait, Sleep: t.sleep,
 		// The answer we retry is drained before the wait, so that its
 		// connection can carry the next attempt.
 		OnRetry: func(int, error, time.Duration) { discard(resp); resp = nil },

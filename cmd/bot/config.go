@@ -29,6 +29,8 @@ type Config struct {
 	EmbeddingDim    int           `env:"EMBEDDING_DIMENSIONS" default:"384" help:"Embedding vector size; must match what the store was built with"`
 	ModelTimeout    time.Duration `env:"OPENAI_TIMEOUT" default:"60s" help:"Timeout of one model request"`
 	ModelRetries    int           `env:"OPENAI_MAX_RETRIES" default:"3" help:"Retries of a model request on 429, 5xx and network errors"`
+	Temperature     float64       `env:"OPENAI_TEMPERATURE" default:"0" help:"Sampling temperature of answers, sent on every request (decisions always use 0); -1 leaves it to the server, for reasoning models"`
+	MaxTokens       int           `env:"OPENAI_MAX_TOKENS" default:"1024" help:"Longest answer the model may write, in tokens; decisions are bounded to 512"`
 	CircuitFailures int           `env:"MODEL_CIRCUIT_FAILURES" default:"5" help:"Model requests failed in a row (after retries) that open the circuit: answers go offline at once instead of waiting on a server that is down; 0: never"`
 	CircuitCooldown time.Duration `env:"MODEL_CIRCUIT_COOLDOWN" default:"30s" help:"How long an open model circuit waits before one probe request; a success closes it"`
 
@@ -125,6 +127,12 @@ func setField(fv reflect.Value, raw string) error {
 			return fmt.Errorf("%q is not a whole number", raw)
 		}
 		fv.SetInt(int64(n))
+	case float64:
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", raw)
+		}
+		fv.SetFloat(f)
 	case time.Duration:
 		d, err := time.ParseDuration(raw)
 		if err != nil {
@@ -151,6 +159,12 @@ func (c *Config) validate() error {
 	}
 	if c.ModelTimeout <= 0 {
 		return &configError{"OPENAI_TIMEOUT", "must be positive"}
+	}
+	if c.Temperature != -1 && (c.Temperature < 0 || c.Temperature > 2) {
+		return &configError{"OPENAI_TEMPERATURE", fmt.Sprintf("%g is outside 0..2 (or -1 for the server's own)", c.Temperature)}
+	}
+	if c.MaxTokens < 16 || c.MaxTokens > 32768 {
+		return &configError{"OPENAI_MAX_TOKENS", fmt.Sprintf("%d is outside 16..32768", c.MaxTokens)}
 	}
 	if c.ModelRetries < 0 || c.ModelRetries > 10 {
 		return &configError{"OPENAI_MAX_RETRIES", fmt.Sprintf("%d is outside 0..10", c.ModelRetries)}
