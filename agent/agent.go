@@ -140,9 +140,9 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 	s := &State{Thread: thread, Question: text, Scope: q.Scope}
 	switch {
 	case a.model == nil:
-		s.Offline, s.OfflineReason = true, "no language model is configured"
+		s.Offline, s.ModelOff, s.OfflineReason = true, true, "no language model is configured"
 	case q.OfflineReason != "":
-		s.Offline, s.OfflineReason = true, q.OfflineReason
+		s.Offline, s.ModelOff, s.OfflineReason = true, true, q.OfflineReason
 	}
 	m := &meter{}
 	ctx = withMeter(ctx, m)
@@ -240,12 +240,16 @@ func pathOf(trace []Step) string {
 	return strings.Join(parts, "→")
 }
 
-// think asks the model-backed Brain, unless the run is already offline;
-// when the model fails (after the client's own retries) the run goes
-// offline for good, says so once, and f is retried with the offline Brain
-// (docs/DESIGN.md, rule 11).
+// think asks the model-backed Brain, unless the model is off for this run.
+// When the model fails (after the client's own retries) f is retried with
+// the offline Brain. A server that failed takes the rest of the run
+// offline, and says so once (docs/DESIGN.md, rule 11); a reply that could
+// not be used (ErrBadOutput) costs only this call, since the server works
+// and the next call may well be fine. Either way the run counts as
+// offline for its badge: a run that mixed engines claims no more than the
+// offline engine supports.
 func (r *run) think(ctx context.Context, s *State, f func(Brain) error) error {
-	if !s.Offline {
+	if !s.ModelOff {
 		err := f(r.model)
 		if err == nil {
 			return nil
@@ -254,14 +258,32 @@ func (r *run) think(ctx context.Context, s *State, f func(Brain) error) error {
 			return ctx.Err()
 		}
 		r.modelErrors++
-		r.degrade(s, err)
+		r.failed(s, err)
 	}
 	return f(r.offline)
 }
 
+// failed records a model call that failed with err: one unusable reply,
+// or the model gone for the rest of the run.
+func (r *run) failed(s *State, err error) {
+	if !errors.Is(err, ErrBadOutput) {
+		r.degrade(s, err)
+		return
+	}
+	s.Offline = true
+	if s.OfflineReason == "" {
+		s.OfflineReason = "the language model's reply to a step could not be used"
+	}
+	r.emit(Event{Kind: EventNotice, Err: err,
+		Detail: "One step used the offline engine because the language model's reply could not be used: " + err.Error()})
+}
+
 // degrade switches the run to the offline engine.
 func (r *run) degrade(s *State, cause error) {
-	s.Offline = true
+	if s.ModelOff {
+		return // said once
+	}
+	s.Offline, s.ModelOff = true, true
 	// The reason is shown to everyone in the thread, so it names no
 	// server; the cause goes to the asker and the log as the detail.
 	s.OfflineReason = "the language model isn't answering"

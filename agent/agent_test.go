@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -493,13 +494,12 @@ func TestModelOutageDegradesToOffline(t *testing.T) {
 func TestGradingOutageMidRunRegradesOffline(t *testing.T) {
 	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
 	h.model.RouteFunc = vectorRoute
-	// One grade fails, as a reply that no retry can parse does: the model
-	// has failed.
+	// One grade fails as a server does: the model is gone for the run.
 	h.model.GradeFunc = func(_ context.Context, _ string, d agent.Document) (agent.Grade, error) {
 		if strings.Contains(d.Content, "pro rata") {
 			return relevant, nil
 		}
-		return agent.Grade{}, errors.New("llm: grade: the model's output is not valid: I'd rather not say.")
+		return agent.Grade{}, errors.New("llm: grade: the model server answered HTTP 503 Service Unavailable")
 	}
 
 	res := h.ask(t, "", "What is our refund policy?")
@@ -509,6 +509,36 @@ func TestGradingOutageMidRunRegradesOffline(t *testing.T) {
 	}
 	if h.model.Calls("Generate") != 0 {
 		t.Error("the model was asked to generate after it failed")
+	}
+}
+
+// TestUnusableReplyCostsOneCall: a reply the client could not use (the
+// server works) is graded offline, and the model still writes the answer;
+// the run counts as offline, so its badge is never high.
+func TestUnusableReplyCostsOneCall(t *testing.T) {
+	h := setup(t, returns(refundDoc, annualDoc), nil, nil)
+	h.model.RouteFunc = vectorRoute
+	h.model.GradeFunc = func(_ context.Context, _ string, d agent.Document) (agent.Grade, error) {
+		if strings.Contains(d.Content, "pro rata") {
+			return relevant, nil
+		}
+		return agent.Grade{}, fmt.Errorf("llm: grade: %w: reply is not valid JSON even after a retry", agent.ErrBadOutput)
+	}
+	h.model.GenerateFunc = answers(nil, "Annual plans are refunded pro rata after 30 days [1].")
+	h.model.CheckFunc = verdicts(grounded)
+
+	res := h.ask(t, "", "What is our refund policy?")
+
+	if h.model.Calls("Generate") == 0 {
+		t.Error("one unusable grade took the model off the rest of the run")
+	}
+	if !res.Offline || res.Confidence == agent.ConfidenceHigh {
+		t.Errorf("offline = %v, confidence %s: a mixed run must count as offline", res.Offline, res.Confidence)
+	}
+	for _, e := range h.events {
+		if e.Kind == agent.EventDegraded {
+			t.Errorf("an unusable reply announced the model as down: %+v", e)
+		}
 	}
 }
 

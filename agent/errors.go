@@ -11,6 +11,12 @@ const (
 	EINTERNAL = "internal" // anything else; details belong in the log
 )
 
+// ErrBadOutput means the model answered, but not with what was asked for
+// (invalid JSON, a missing field, an unknown route). The server works, so
+// only that call falls back to the offline engine; any other model error
+// takes the rest of the run offline. llm.ErrBadOutput is this error.
+var ErrBadOutput = errors.New("unusable model output")
+
 // Error is an error meant for the person who asked.
 type Error struct {
 	Code    string

@@ -77,14 +77,14 @@ func (r *run) fallback(s *State, from Step, why string) Step {
 }
 
 // gradeAll grades s.Docs concurrently with at most GradeWorkers calls in
-// flight. If the model fails on any document, the run degrades and the
-// documents the model could not grade are graded offline.
+// flight. The documents the model could not grade are graded offline; a
+// server that failed takes the rest of the run offline (see think).
 func (r *run) gradeAll(ctx context.Context, s *State) error {
 	if len(s.Docs) == 0 {
 		return nil
 	}
 	brain := r.offline
-	if !s.Offline {
+	if !s.ModelOff {
 		brain = r.model
 	}
 	grades := make([]Grade, len(s.Docs))
@@ -122,9 +122,7 @@ func (r *run) gradeAll(ctx context.Context, s *State) error {
 			return err
 		}
 		r.modelErrors++
-		if !s.Offline {
-			r.degrade(s, err)
-		}
+		r.failed(s, err)
 		if grades[i], err = r.offline.Grade(ctx, s.Standalone, s.Docs[i].Document); err != nil {
 			return err
 		}

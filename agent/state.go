@@ -176,6 +176,7 @@ type State struct {
 	Regenerations int
 
 	Offline       bool   // at least one step used the offline engine
+	ModelOff      bool   // the model is not asked again in this run: none, over budget, or down
 	OfflineReason string // why: "no model configured" or the model's failure
 	Trace         []Step
 	Usage         Usage

@@ -59,6 +59,9 @@ func Progress(e agent.Event) (string, bool) {
 	case agent.EventDegraded:
 		return "The language model isn't answering — carrying on offline…", true
 	case agent.EventNotice:
+		if strings.TrimSpace(e.Reason) == "" {
+			return "", false // a detail for the asker alone
+		}
 		return capitalize(e.Reason) + ".", true
 	}
 	return "", false

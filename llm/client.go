@@ -27,8 +27,9 @@ const (
 
 // ErrBadOutput means the model answered, but not with what was asked for:
 // invalid JSON, a missing field, an unknown route, an empty reply. Callers
-// can tell it apart from transport errors with errors.Is.
-var ErrBadOutput = errors.New("unusable model output")
+// can tell it apart from transport errors with errors.Is. It is
+// agent.ErrBadOutput, so that the agent falls back for that call only.
+var ErrBadOutput = agent.ErrBadOutput
 
 // Config says which server and models a Client uses. cmd/bot fills it from
 // flags and the environment; nothing in this package reads the environment.
