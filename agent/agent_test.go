@@ -27,6 +27,7 @@ import (
 type fakeRetriever struct {
 	mu      sync.Mutex
 	queries []string
+	again   []bool // each request's Again
 	docs    func(query string) ([]agent.Document, error)
 }
 
@@ -35,6 +36,7 @@ var _ agent.Retriever = (*fakeRetriever)(nil)
 func (f *fakeRetriever) Retrieve(_ context.Context, req agent.Request) ([]agent.Document, error) {
 	f.mu.Lock()
 	f.queries = append(f.queries, req.Query)
+	f.again = append(f.again, req.Again)
 	f.mu.Unlock()
 	return f.docs(req.Query)
 }

@@ -24,7 +24,8 @@ func (r *run) retrieve(ctx context.Context, s *State, route Route) (Step, error)
 	if ret == nil {
 		return "", fmt.Errorf("no %s retriever is configured", route)
 	}
-	docs, err := ret.Retrieve(ctx, Request{Query: s.Query, Question: s.Standalone, Scope: s.Scope, Limit: r.budgets.TopK})
+	docs, err := ret.Retrieve(ctx, Request{Query: s.Query, Question: s.Standalone, Scope: s.Scope, Limit: r.budgets.TopK,
+		Again: searchedBefore(s, route)})
 	if err != nil {
 		// The query is the asker's words: it stays out of errors, which
 		// are logged at error level.
@@ -58,3 +59,13 @@ func (r *run) received(s *State, route Route, docs []Document) {
 
 // isNotConfigured reports whether err means the backend is not set up.
 func isNotConfigured(err error) bool { return errors.Is(err, ErrNotConfigured) }
+
+// searchedBefore reports whether route was already searched in this run.
+func searchedBefore(s *State, route Route) bool {
+	for _, t := range s.tried() {
+		if t.Route == route {
+			return true
+		}
+	}
+	return false
+}

@@ -23,6 +23,11 @@ type Request struct {
 	Question string // the standalone question, for retrievers that write their own queries
 	Scope    Scope
 	Limit    int
+	// Again is set when this route was already searched in this run: a
+	// retriever that writes its query from Question (the graph's model-
+	// written Cypher) would only repeat that search, and should search by
+	// Query alone.
+	Again bool
 }
 
 // ErrNotConfigured means a retriever's backend is not configured.

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -135,8 +136,10 @@ func (r *run) rewrite(ctx context.Context, s *State) (Step, error) {
 	return retrievalStep(s.Route), nil
 }
 
-// errRepeat marks a rewrite that would only repeat a search.
-var errRepeat = errors.New("the rewrite repeats a search already made")
+// errRepeat marks a rewrite that would only repeat a search. From the
+// model it is an unusable reply (ErrBadOutput): the offline rewriter takes
+// this one call, and the model stays on for the rest of the run.
+var errRepeat = fmt.Errorf("%w: the rewrite repeats a search already made", ErrBadOutput)
 
 // usable holds a rewrite to the request: a route outside req.Routes (or
 // none) means the current route, and the query must be new to that route.

@@ -113,9 +113,14 @@ func TestRewriteRepeatsFromTheModelFallBackToOffline(t *testing.T) {
 	if !res.Offline || res.Rewrites != 3 || res.Confidence != agent.ConfidenceNone {
 		t.Errorf("offline = %v rewrites = %d confidence = %s", res.Offline, res.Rewrites, res.Confidence)
 	}
-	// The repeat counts as the model's failure: it is not asked again.
-	if h.model.Calls("Rewrite") != 1 {
-		t.Errorf("rewrite calls to the model = %d, want 1", h.model.Calls("Rewrite"))
+	// Only the first search of the route is a first one.
+	if want := []bool{false, true, true, true}; !slices.Equal(h.vector.again, want) {
+		t.Errorf("Request.Again = %v, want %v", h.vector.again, want)
+	}
+	// A repeat costs only that rewrite: the model stays on for the rest of
+	// the run, asked for each rewrite and grading every search.
+	if h.model.Calls("Rewrite") != 3 || h.model.Calls("Grade") != 4 {
+		t.Errorf("calls to the model: %d rewrites, %d grades; want 3 and 4", h.model.Calls("Rewrite"), h.model.Calls("Grade"))
 	}
 }
 

@@ -108,7 +108,11 @@ func (r *GraphRetriever) Retrieve(ctx context.Context, req agent.Request) ([]age
 		limit = defaultLimit
 	}
 	var docs []agent.Document
-	if r.Writer != nil {
+	// The Cypher is written from the question, not the query: after the
+	// first graph search of a run (req.Again) it would only be written and
+	// run again, which on a local model costs a minute, so a rewrite
+	// searches by its new terms with the walk.
+	if r.Writer != nil && !req.Again {
 		doc, ok, err := r.cypher(ctx, question)
 		if err != nil {
 			return nil, fmt.Errorf("neo4j: graph retrieve %.80q: %w", question, err)

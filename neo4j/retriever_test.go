@@ -62,6 +62,22 @@ func TestRetrieverCypher(t *testing.T) {
 		}
 	}
 
+	t.Run("a rewrite does not write the same Cypher again", func(t *testing.T) {
+		w := &fakeWriter{replies: []string{suppliesQuery}}
+		r := NewGraphRetriever(g)
+		r.Writer = w
+		again := req
+		again.Again = true
+		docs, err := r.Retrieve(ctx, again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.calls) != 0 {
+			t.Errorf("the writer was asked %d times for a question already searched", len(w.calls))
+		}
+		isWalk(t, docs)
+	})
+
 	t.Run("answer", func(t *testing.T) {
 		w := &fakeWriter{replies: []string{suppliesQuery}}
 		docs := retrieve(t, w)
