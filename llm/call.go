@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -129,4 +130,41 @@ func httpStatus(err error) int {
 		return reqErr.HTTPStatusCode
 	}
 	return 0
+}
+
+// limit holds requests to at most cap(slots) in flight to the server: a
+// local model server answers one or two at a time, and requests beyond
+// that only queue there, each eating its own timeout. Waiting here for a
+// slot does not count against a request's timeout, and ends with ctx.
+type limit struct {
+	base  http.RoundTripper
+	slots chan struct{}
+}
+
+func (l limit) RoundTrip(req *http.Request) (*http.Response, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	resp, err := l.base.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		<-l.slots
+		return resp, err
+	}
+	// The slot is the server's until the reply is read.
+	resp.Body = &releaseOnClose{ReadCloser: resp.Body, release: func() { <-l.slots }}
+	return resp, nil
+}
+
+type releaseOnClose struct {
+	io.ReadCloser
+	once    sync.Once
+	release func()
+}
+
+func (r *releaseOnClose) Close() error {
+	err := r.ReadCloser.Close()
+	r.once.Do(r.release)
+	return err
 }

@@ -62,6 +62,9 @@ type Config struct {
 	// at 0. It is sent on every request, 0 included. A negative value
 	// leaves it to the server, for reasoning models that accept no other.
 	Temperature float32
+	// MaxConcurrent bounds the requests in flight to the server at once
+	// (a local model server answers one or two at a time); 0: no bound.
+	MaxConcurrent int
 	// MaxTokens bounds an answer's length; 0 means DefaultMaxTokens.
 	// Decisions are bounded by DecisionMaxTokens.
 	MaxTokens int
@@ -135,8 +138,11 @@ func New(cfg Config) (*Client, error) {
 		rt.base = http.DefaultTransport
 	}
 	hc.Transport = rt
+	if cfg.MaxConcurrent > 0 {
+		hc.Transport = limit{base: hc.Transport, slots: make(chan struct{}, cfg.MaxConcurrent)}
+	}
 	if cfg.Breaker.Failures > 0 {
-		hc.Transport = &breakerTransport{base: rt, b: newBreaker(cfg.Breaker)}
+		hc.Transport = &breakerTransport{base: hc.Transport, b: newBreaker(cfg.Breaker)}
 	}
 	hc.Transport = zeroTemperature{base: hc.Transport}
 

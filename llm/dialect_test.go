@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -145,4 +146,44 @@ func FuzzRepairJSON(f *testing.F) {
 		}
 		_, _ = extractJSON(s)
 	})
+}
+
+// TestMaxConcurrent: with MaxConcurrent 1, the server never has two
+// requests at once, however many callers there are.
+func TestMaxConcurrent(t *testing.T) {
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	gate := make(chan struct{})
+	c, f, _ := newTestClient(t, Config{MaxConcurrent: 1}, func(_ int, w http.ResponseWriter, _ map[string]any) {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		<-gate // each request waits here until the test lets it go
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		reply(w, "An answer.")
+	})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if _, err := c.Chat(context.Background(), testMsgs); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	for range 8 {
+		gate <- struct{}{}
+	}
+	wg.Wait()
+	if most > 1 || f.count() != 8 {
+		t.Errorf("%d requests, at most %d at once; want 8, one at a time", f.count(), most)
+	}
+	// A caller whose context ends while it waits for the slot gives up.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Chat(ctx, testMsgs); err == nil {
+		t.Error("a cancelled call went through")
+	}
 }

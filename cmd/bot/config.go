@@ -30,6 +30,7 @@ type Config struct {
 	ModelTimeout    time.Duration `env:"OPENAI_TIMEOUT" default:"60s" help:"Timeout of one model request"`
 	ModelRetries    int           `env:"OPENAI_MAX_RETRIES" default:"3" help:"Retries of a model request on 429, 5xx and network errors"`
 	Temperature     float64       `env:"OPENAI_TEMPERATURE" default:"0" help:"Sampling temperature of answers, sent on every request (decisions always use 0); -1 leaves it to the server, for reasoning models"`
+	ModelConcurrent int           `env:"OPENAI_MAX_CONCURRENT" default:"0" help:"Most requests in flight to the model server at once (a local llama.cpp server answers one at a time: set 1); bot eval answers no more cases at once; 0: no bound"`
 	MaxTokens       int           `env:"OPENAI_MAX_TOKENS" default:"1024" help:"Longest answer the model may write, in tokens; decisions are bounded to 512"`
 	CircuitFailures int           `env:"MODEL_CIRCUIT_FAILURES" default:"5" help:"Model requests failed in a row (after retries) that open the circuit: answers go offline at once instead of waiting on a server that is down; 0: never"`
 	CircuitCooldown time.Duration `env:"MODEL_CIRCUIT_COOLDOWN" default:"30s" help:"How long an open model circuit waits before one probe request; a success closes it"`
@@ -44,7 +45,7 @@ type Config struct {
 	Neo4jCircuitFailures int           `env:"NEO4J_CIRCUIT_FAILURES" default:"3" help:"Graph reads failed in a row (Neo4j unreachable) that open the circuit: graph questions then fail at once instead of waiting on a server that is down; 0: never"`
 	Neo4jCircuitCooldown time.Duration `env:"NEO4J_CIRCUIT_COOLDOWN" default:"30s" help:"How long an open Neo4j circuit waits before one probe read; a success closes it"`
 
-	TavilyKey     string `env:"TAVILY_API_KEY" secret:"true" help:"Tavily API key; without it the web route says web search is not configured"`
+	TavilyKey     string `env:"TAVILY_API_KEY" secret:"true" help:"Tavily API key; without it the web route says web search isn't set up here"`
 	TavilyBaseURL string `env:"TAVILY_BASE_URL" default:"https://api.tavily.com" help:"Tavily API base URL"`
 
 	DocsBaseURL     string `env:"DOCS_BASE_URL" help:"Where people read the files bot ingest loads, e.g. https://github.com/acme/handbook/blob/main/: a file's source links to this URL followed by the file's path from the top of its Git checkout (outside one, from the folder named); a url: in a Markdown file's front matter wins; empty: only url: links files"`
@@ -162,6 +163,9 @@ func (c *Config) validate() error {
 	}
 	if c.Temperature != -1 && (c.Temperature < 0 || c.Temperature > 2) {
 		return &configError{"OPENAI_TEMPERATURE", fmt.Sprintf("%g is outside 0..2 (or -1 for the server's own)", c.Temperature)}
+	}
+	if c.ModelConcurrent < 0 || c.ModelConcurrent > 256 {
+		return &configError{"OPENAI_MAX_CONCURRENT", fmt.Sprintf("%d is outside 0..256", c.ModelConcurrent)}
 	}
 	if c.MaxTokens < 16 || c.MaxTokens > 32768 {
 		return &configError{"OPENAI_MAX_TOKENS", fmt.Sprintf("%d is outside 16..32768", c.MaxTokens)}

@@ -64,7 +64,7 @@ func (m *Main) evalCases(ctx context.Context, args []string) error {
 	edges := fs.String("edges", "", "graph edges `CSV` to import")
 	nwDir := fs.String("northwind", "", "`folder` of the Northwind CSVs, converted to a graph and imported")
 	configured := fs.Bool("use-configured-stores", false, "use DATABASE_URL, NEO4J_URI or SWITCHBOARD_DATA_DIR as configured instead of a temporary store (a knowledge base given is loaded into them)")
-	parallel := fs.Int("parallel", 4, "cases answered at once")
+	parallel := fs.Int("parallel", 4, "cases answered at once (at most OPENAI_MAX_CONCURRENT with a model, when that is set)")
 	asJSON := fs.Bool("json", false, "print one JSON object: the summary and every case")
 	var minRoute, minAnswer fraction
 	fs.Var(&minRoute, "min-route-accuracy", "fail unless route accuracy reaches this `fraction` (0.9 or 90%)")
@@ -120,6 +120,11 @@ func (m *Main) evalCases(ctx context.Context, args []string) error {
 	engine := "offline engine"
 	if app.Model != nil {
 		engine = "model " + app.Config.ChatModel
+		// Cases beyond what the server takes at once would only wait in
+		// the client, each with its answer timeout running.
+		if n := app.Config.ModelConcurrent; n > 0 && *parallel > n {
+			*parallel = n
+		}
 	}
 	fmt.Fprintf(m.Stderr, "Evaluating %d cases of %s (%s, %d at a time)…\n", len(cases), pos[0], engine, *parallel)
 	start := time.Now()

@@ -115,7 +115,7 @@ func (app *App) openModel(_ context.Context, w *wiring) error {
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL,
 			ChatModel: cfg.ChatModel, EmbeddingModel: cfg.EmbeddingModel, EmbeddingDimensions: cfg.EmbeddingDim,
 			Timeout: cfg.ModelTimeout, MaxRetries: cfg.ModelRetries, Breaker: app.breaker(),
-			Temperature: float32(cfg.Temperature), MaxTokens: cfg.MaxTokens,
+			Temperature: float32(cfg.Temperature), MaxTokens: cfg.MaxTokens, MaxConcurrent: cfg.ModelConcurrent,
 		})
 		if err != nil {
 			return &configError{"OPENAI_BASE_URL", err.Error()}
