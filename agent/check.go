@@ -28,7 +28,9 @@ type Checker interface {
 type Verdict struct {
 	Grounded bool `json:"grounded"`
 	// Unsupported, when Grounded is false, lists the claims docs do not
-	// support; the regeneration is told them.
+	// support; the regeneration is told them. Listed with Grounded true,
+	// the verdict contradicts itself and the answer is uncertain (see
+	// check).
 	Unsupported []string `json:"unsupported"`
 	// Answers is true when the answer addresses what the question asks. A
 	// Brain that cannot tell must say false: true is a claim the badge
@@ -53,9 +55,26 @@ type Verdict struct {
 //     missing; if that does not answer either, the grounded draft is shown
 //     as partial, after a note that says what was not found. A grounded
 //     partial answer is also preferred to an ungrounded last draft.
+//   - Not an answer at all (substantive): not checked, regenerated while
+//     the budget lasts, and never shown. When no draft was an answer the
+//     run ends in no answer; with a model, generate has already handed
+//     the last draft to the offline engine.
+//   - Uncertain (the verdict contradicts itself): shown as it is, low.
 //
-// Both regenerations come out of the one budget, MaxRegenerations.
+// All regenerations come out of the one budget, MaxRegenerations.
 func (r *run) check(ctx context.Context, s *State) (Step, error) {
+	s.Checked = true
+	s.Missing = ""
+	if !substantive(s.Answer) {
+		// Nothing to check: a checker may call "[2]" grounded, as it
+		// claims nothing. It is never kept as a draft.
+		s.Grounded, s.Answers, s.Unsupported = false, false, nil
+		if s.Regenerations < r.budgets.MaxRegenerations {
+			return StepGenerate, nil
+		}
+		settle(s)
+		return StepEnd, nil
+	}
 	r.emit(Event{Kind: EventChecking, Step: StepCheck})
 	var v Verdict
 	err := r.think(ctx, s, func(b Brain) (err error) {
@@ -65,10 +84,24 @@ func (r *run) check(ctx context.Context, s *State) (Step, error) {
 	if err != nil {
 		return "", err
 	}
-	s.Checked = true
-	s.Grounded = v.Grounded && s.Answer != ""
+	if v.Grounded && len(v.Unsupported) > 0 {
+		// The verdict contradicts itself: grounded, yet with claims
+		// listed. Small models fill the list with the claims they
+		// checked, so the list is no evidence against the answer, and
+		// the flag none for it: the answer is uncertain. It is not
+		// grounded for the badge (low, never high), it is not
+		// regenerated (that would chase claims nobody showed to be
+		// unsupported), and its "claims" are not shown as unverified.
+		// A grounded partial draft is still preferred to it, as to any
+		// draft that is not grounded (docs/DESIGN.md, "Confidence badge").
+		s.Grounded, s.Answers, s.Unsupported = false, false, nil
+		if s.PartialDraft != "" {
+			showPartial(s)
+		}
+		return StepEnd, nil
+	}
+	s.Grounded = v.Grounded
 	s.Answers = s.Grounded && v.Answers
-	s.Missing = ""
 	if s.Grounded {
 		s.Unsupported = nil
 		if s.Answers {
@@ -93,13 +126,30 @@ func (r *run) check(ctx context.Context, s *State) (Step, error) {
 	if s.Regenerations < r.budgets.MaxRegenerations {
 		return StepGenerate, nil
 	}
-	if s.PartialDraft != "" {
-		showPartial(s) // related text that is true beats an answer that is not
-		return StepEnd, nil
-	}
-	s.Answer, s.Unsupported = s.Draft, s.DraftUnsupported
+	settle(s)
 	return StepEnd, nil
 }
+
+// settle ends a run whose regenerations are spent without a grounded,
+// answering draft, with the best draft it has: the last grounded draft
+// that did not answer, as partial (related text that is true beats an
+// answer that is not); else the ungrounded draft with the fewest
+// unsupported claims, those claims listed; else, when no draft was an
+// answer at all, no answer.
+func settle(s *State) {
+	switch {
+	case s.PartialDraft != "":
+		showPartial(s)
+	case s.Draft != "":
+		s.Answer, s.Unsupported = s.Draft, s.DraftUnsupported
+	default:
+		s.NoAnswer, s.Answer, s.Unsupported = true, noDraftAnswer, nil
+	}
+}
+
+// noDraftAnswer is the answer of a run none of whose drafts was an answer.
+// It says "couldn't find", as every no-answer does.
+const noDraftAnswer = "I couldn't find an answer to that: I found documents that look relevant, but couldn't write an answer from them."
 
 // showPartial makes the last grounded draft that did not answer the answer,
 // after a note saying what was not found.

@@ -2,7 +2,10 @@ package agent
 
 import (
 	"context"
+	"fmt"
+	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Generator is the port of the generate node.
@@ -15,8 +18,9 @@ type Generator interface {
 	//
 	// req.Unsupported, when not empty, says what was wrong with the
 	// previous draft: the claims the check could not ground, or what a
-	// grounded draft did not answer. A blank answer is checked as
-	// ungrounded.
+	// grounded draft did not answer, or that it was not an answer at all
+	// (see substantive). A draft that is not an answer is never checked
+	// nor shown.
 	Generate(ctx context.Context, req GenerateRequest) (string, error)
 }
 
@@ -38,7 +42,11 @@ func (r *run) generate(ctx context.Context, s *State) (Step, error) {
 		s.Regenerations++
 		req.Unsupported = s.Unsupported
 		reason := "unsupported: " + strings.Join(s.Unsupported, "; ")
-		if s.Grounded && !s.Answers {
+		switch {
+		case !substantive(s.Answer): // s.Answer is still the previous draft
+			req.Unsupported = []string{retryNoAnswer}
+			reason = "the draft was not an answer"
+		case s.Grounded && !s.Answers:
 			req.Unsupported = []string{retryMissing(s.Missing)}
 			reason = notAnsweringReason(s.Missing)
 		}
@@ -46,9 +54,20 @@ func (r *run) generate(ctx context.Context, s *State) (Step, error) {
 	} else {
 		r.emit(Event{Kind: EventGenerating, Step: StepGenerate, Total: len(s.Relevant)})
 	}
+	// On the last draft the budget allows, with no earlier draft worth
+	// showing, a model draft that is again no answer is an unusable reply
+	// (ErrBadOutput): the offline engine writes this draft instead
+	// (docs/DESIGN.md, rule 11), and its extractive answer quotes the
+	// documents that were found, rather than the run ending in no answer.
+	last := s.Regenerations >= r.budgets.MaxRegenerations && s.Draft == "" && s.PartialDraft == ""
+	model := !s.ModelOff // think asks the model first, unless it is off
 	var answer string
 	err := r.think(ctx, s, func(b Brain) (err error) {
 		answer, err = b.Generate(ctx, req)
+		if model && err == nil && last && !substantive(answer) {
+			err = errNoDraft
+		}
+		model = false
 		return err
 	})
 	if err != nil {
@@ -56,4 +75,41 @@ func (r *run) generate(ctx context.Context, s *State) (Step, error) {
 	}
 	s.Answer = strings.TrimSpace(answer)
 	return StepCheck, nil
+}
+
+// errNoDraft is the model's reply when none of its drafts was an answer.
+// Its text reaches the asker, in the notice that the step went offline.
+var errNoDraft = fmt.Errorf("%w: none of the model's drafts was an answer, only citations, numbers or tags", ErrBadOutput)
+
+// retryNoAnswer is what a regeneration after a draft that was not an
+// answer is told.
+const retryNoAnswer = "The draft was not an answer: it held only citations, numbers or tags. Answer the question in words, citing the documents as [n], or say plainly that the documents do not answer it."
+
+// substantive reports whether draft is an answer at all: whether it holds
+// one word with a letter in it, not counting citations, numbers, markup
+// ("<document n=\"1\">") and the words that only point at the sources
+// ("see [2]"). Small local models asked to cite sometimes reply with the
+// citation alone ("[2]"), a number ("1") or the prompt's fence tags, and a
+// checker may call such a draft grounded, since it claims nothing. One
+// word is enough, because a short answer is still an answer: "Yes [1].",
+// "Finance [1].", "30 days [2]".
+func substantive(draft string) bool {
+	draft = markup.ReplaceAllString(draft, " ")
+	notWord := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) }
+	for _, w := range strings.FieldsFunc(draft, notWord) {
+		if strings.IndexFunc(w, unicode.IsLetter) >= 0 && !pointerWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+// markup is a tag on one line, as the prompts fence documents with, or
+// such a tag escaped as the prompts escape it inside a document.
+var markup = regexp.MustCompile(`(?:<|&lt;)/?[A-Za-z][^<>\n]*>`)
+
+// pointerWords point at the sources instead of saying anything.
+var pointerWords = map[string]bool{
+	"see": true, "source": true, "sources": true, "document": true, "documents": true,
+	"doc": true, "docs": true, "citation": true, "citations": true, "answer": true,
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/internal/text"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // Brain is the model-backed agent.Brain: every port of the agent's nodes
@@ -86,7 +87,8 @@ func (b *Brain) Condense(ctx context.Context, history []agent.Turn, question str
 	return q, nil
 }
 
-// Route implements agent.Router. A route outside the four is an error.
+// Route implements agent.Router. A route outside the four is an error; a
+// reason that is not about the question is dropped (aboutQuestion).
 func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision, error) {
 	msgs, err := render("route", map[string]any{"Question": question})
 	if err != nil {
@@ -103,12 +105,87 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 	if !r.Valid() {
 		return agent.RouteDecision{}, fmt.Errorf("llm: route: %w: unknown route %q", ErrBadOutput, out.Route)
 	}
-	reason := shortPhrase(out.Reason)
-	if reason == "" {
-		reason = "chosen by the model" // the user sees this; never leave it blank
+	reason := ""
+	if aboutQuestion(out.Reason, question) {
+		reason = shortPhrase(out.Reason)
 	}
 	return agent.RouteDecision{Route: r, Reason: reason}, nil
 }
+
+// aboutQuestion reports whether the router's reason is worth showing next
+// to the route: people read it as why the bot looked there, so it must be
+// about their question. Small models copy the prompt's example ("asks
+// what the travel policy says") or the schema's description into it; such
+// a reason, one that shares no content word with the question, and an
+// empty one are dropped, and the route shows alone. The route itself is
+// kept: only the reason is suspect.
+func aboutQuestion(reason, question string) bool {
+	said := contentWords(reason)
+	if len(said) == 0 || routePromptTexts[strings.Join(said, " ")] {
+		return false
+	}
+	asked := contentWords(question)
+	return slices.ContainsFunc(said, func(w string) bool { return slices.Contains(asked, w) })
+}
+
+// contentWords are s's words without stop words, in the singular, as
+// kb/words splits them: the form reasons are compared in, so that
+// "Asks what the travel policy says." and "asks what travel policy says"
+// are the same text, and "refunds" is about "refund".
+func contentWords(s string) []string {
+	var out []string
+	for _, w := range words.Split(s, 64) {
+		if !words.IsStop(w) {
+			out = append(out, words.Singular(w))
+		}
+	}
+	return out
+}
+
+// routePromptTexts are the texts of the route prompt and schema a model
+// might copy into its reason, as contentWords joins them: the quoted
+// examples, each clause of the system prompt and each description in the
+// schema, each whole and cut at its commas, since a model copies "a short
+// phrase of at most 12 words" as readily as the whole clause. They are
+// read from the template and the schema themselves, so that an edit to
+// either is covered.
+var routePromptTexts = func() map[string]bool {
+	msgs, err := render("route", map[string]any{"Question": ""})
+	if err != nil {
+		panic(err) // a template that does not render is a bug any test catches
+	}
+	var schema struct {
+		Properties map[string]struct {
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(routeSchema, &schema); err != nil {
+		panic(err)
+	}
+	texts := []string{msgs[0].Content}
+	for _, p := range schema.Properties {
+		texts = append(texts, p.Description)
+	}
+	out := map[string]bool{}
+	add := func(t string) {
+		if w := contentWords(t); len(w) > 0 {
+			out[strings.Join(w, " ")] = true
+		}
+	}
+	for _, t := range texts {
+		for _, clause := range promptClause.Split(t, -1) {
+			add(clause)
+			for _, part := range strings.Split(clause, ",") {
+				add(part)
+			}
+		}
+	}
+	return out
+}()
+
+// promptClause separates the clauses of a prompt, and a quoted example
+// from the text around it.
+var promptClause = regexp.MustCompile(`[.;:()"\n]+`)
 
 // Grade implements agent.Grader.
 func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) (agent.Grade, error) {
@@ -198,15 +275,30 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 		return "", err
 	}
 	answer, err := b.c.chat(ctx, "generate", msgs)
-	return strings.TrimSpace(answer), err
+	return stripFences(answer), err
+}
+
+// echoedFence matches a fence tag of the prompts, as they write it or
+// escaped as escape writes it inside data, with its attributes
+// (`<document n="1" title="…">`): small models echo them into answers.
+var echoedFence = regexp.MustCompile(`(?i)(?:<|&lt;)\s*/?\s*(?:document|question|answer|history|turn)\b[^<>\n]*>`)
+
+// stripFences removes the prompt's fence tags from a model's answer: they
+// are the prompt's markup, never something to show people. What they
+// enclosed stays; a draft left with nothing but citations is the agent's
+// to refuse (agent/generate.go, substantive).
+func stripFences(answer string) string {
+	answer = echoedFence.ReplaceAllString(answer, "")
+	return strings.TrimSpace(blankLines.ReplaceAllString(answer, "\n\n"))
 }
 
 // Check implements agent.Checker. Both judgements, grounded and answers,
-// come from one request. A verdict that calls the answer grounded but
-// lists unsupported claims is taken as not grounded, and one that says the
-// answer answers but names what is missing is taken as not answering: the
-// specific evidence outweighs the flag, and the badge depends on both.
-// An answer that is not grounded is never taken as answering.
+// come from one request. A verdict that says the answer answers but names
+// what is missing is taken as not answering: the specific evidence
+// outweighs the flag, and the badge depends on it. An answer the model
+// calls ungrounded is never taken as answering. A verdict that calls the
+// answer grounded but lists unsupported claims is passed on as it is: the
+// agent decides what such a contradiction means (agent/check.go).
 func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent.Document) (agent.Verdict, error) {
 	msgs, err := render("check", map[string]any{"Question": question, "Answer": answer, "Docs": docs})
 	if err != nil {
@@ -222,13 +314,9 @@ func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent
 			claims = append(claims, c)
 		}
 	}
-	grounded := out.Grounded && len(claims) == 0
 	missing := missingPhrase(out.Missing)
-	answers := grounded && out.Answers && missing == ""
-	if answers {
-		missing = ""
-	}
-	return agent.Verdict{Grounded: grounded, Unsupported: claims, Answers: answers, Missing: missing}, nil
+	answers := out.Grounded && out.Answers && missing == ""
+	return agent.Verdict{Grounded: out.Grounded, Unsupported: claims, Answers: answers, Missing: missing}, nil
 }
 
 // missingPhrase tidies the model's "missing" for the note the user sees:

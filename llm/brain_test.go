@@ -31,25 +31,27 @@ func userPrompt(t *testing.T, srv *llmtest.Server, task string) (system, user st
 
 func TestRoute(t *testing.T) {
 	tests := []struct {
-		name    string
-		reply   string
-		want    agent.RouteDecision
-		wantErr bool
+		name     string
+		question string
+		reply    string
+		want     agent.RouteDecision
+		wantErr  bool
 	}{
-		{"structured", `{"route":"graph","reason":"asks who supplies Globex"}`,
+		{"structured", "Who supplies Globex?", `{"route":"graph","reason":"asks who supplies Globex"}`,
 			agent.RouteDecision{Route: agent.RouteGraph, Reason: "asks who supplies Globex"}, false},
-		{"prose and fences", "Sure.\n```json\n{\"route\": \"Web \", \"reason\": \"asks about today\"}\n```",
+		{"prose and fences", "What is the weather today?", "Sure.\n```json\n{\"route\": \"Web \", \"reason\": \"asks about today\"}\n```",
 			agent.RouteDecision{Route: agent.RouteWeb, Reason: "asks about today"}, false},
-		{"long reason is cut to 12 words", `{"route":"vector","reason":"one two three four five six seven eight nine ten eleven twelve thirteen"}`,
-			agent.RouteDecision{Route: agent.RouteVector, Reason: "one two three four five six seven eight nine ten eleven twelve …"}, false},
-		{"empty reason gets a default", `{"route":"direct","reason":""}`,
-			agent.RouteDecision{Route: agent.RouteDirect, Reason: "chosen by the model"}, false},
-		{"unknown route", `{"route":"database","reason":"it is in the database"}`, agent.RouteDecision{}, true},
+		{"long reason is cut to 12 words", "What is the refund policy?",
+			`{"route":"vector","reason":"asks what the refund policy says about annual plans bought through a reseller last year"}`,
+			agent.RouteDecision{Route: agent.RouteVector, Reason: "asks what the refund policy says about annual plans bought through a …"}, false},
+		{"empty reason stays empty", "What is 2+2?", `{"route":"direct","reason":""}`,
+			agent.RouteDecision{Route: agent.RouteDirect}, false},
+		{"unknown route", "Who supplies Globex?", `{"route":"database","reason":"it is in the database"}`, agent.RouteDecision{}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.New(t).On("route", tt.reply)
-			got, err := srv.Brain().Route(ctx, "Who supplies Globex?")
+			got, err := srv.Brain().Route(ctx, tt.question)
 			if tt.wantErr {
 				if !errors.Is(err, llm.ErrBadOutput) || !strings.HasPrefix(err.Error(), "llm: route: ") {
 					t.Fatalf("err = %v, want llm: route: … wrapping ErrBadOutput", err)
@@ -60,6 +62,68 @@ func TestRoute(t *testing.T) {
 				t.Fatalf("Route = %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestRouteReasonMustBeAboutTheQuestion: small models copy the prompt's
+// example reason or the schema's description into "reason", or write one
+// about something else. People would read it as why the bot looked where
+// it did, so it is dropped; the route is kept.
+func TestRouteReasonMustBeAboutTheQuestion(t *testing.T) {
+	tests := []struct {
+		name, question, reason, want string
+	}{
+		// Copied from the prompt or the schema: dropped even when the
+		// question shares its words.
+		{"the prompt's example", "What does the travel policy say about trains?", "asks what the travel policy says", ""},
+		{"the example, in other case and spacing", "What does the travel policy say about trains?", "  Asks what the  TRAVEL policy says. ", ""},
+		{"the schema's description", "How many days do we have to file an expense report?", "why, in at most 12 words; shown to the user", ""},
+		{"part of the prompt's description", "How many days do we have to file an expense report?", "a short phrase of at most 12 words", ""},
+		{"a route's description", "Which customers are in the EU?", "relations between entities", ""},
+		// Not about the question: no content word in common.
+		{"about something else", "How many days do we have to file an expense report?", "asks about the holiday calendar", ""},
+		{"generic", "How many days do we have to file an expense report?", "chosen by the model", ""},
+		// Genuine reasons, sharing the question's words (a plural is the
+		// same word).
+		{"genuine", "How many days do we have to file an expense report?", "asks about the expense report deadline", "asks about the expense report deadline"},
+		{"genuine, plural", "What is the refund policy?", "asks about refunds", "asks about refunds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reply, err := json.Marshal(map[string]string{"route": "vector", "reason": tt.reason})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := llmtest.New(t).On("route", string(reply))
+			got, err := srv.Brain().Route(ctx, tt.question)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Route != agent.RouteVector || got.Reason != tt.want {
+				t.Errorf("Route(%q) with reason %q = %+v; want route vector, reason %q", tt.question, tt.reason, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRouteSeesTheExampleItDrops: the example reason the router is
+// dropped for copying is the one its prompt gives, so that the test above
+// tests the prompt as it is.
+func TestRouteSeesTheExampleItDrops(t *testing.T) {
+	srv := llmtest.New(t).On("route", `{"route":"vector","reason":"asks about trains"}`)
+	if _, err := srv.Brain().Route(ctx, "What does the travel policy say about trains?"); err != nil {
+		t.Fatal(err)
+	}
+	system, _ := userPrompt(t, srv, "route")
+	if !strings.Contains(system, `"asks what the travel policy says"`) {
+		t.Errorf("the route prompt no longer gives the example reason the tests copy:\n%s", system)
+	}
+	schema, err := json.Marshal(srv.Requests("route")[0].ResponseFormat.JSONSchema.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(schema), "why, in at most 12 words; shown to the user") {
+		t.Errorf("the route schema no longer has the description the tests copy:\n%s", schema)
 	}
 }
 
@@ -158,6 +222,32 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
+// TestGenerateStripsEchoedFences: small models echo the prompt's fence
+// tags into their answers; they are markup of the prompt, never shown.
+// What they enclosed stays, and a draft left with only a citation is the
+// agent's to refuse.
+func TestGenerateStripsEchoedFences(t *testing.T) {
+	tests := []struct{ name, reply, want string }{
+		{"clean", "Refunds take 14 days [1].", "Refunds take 14 days [1]."},
+		{"around the answer", "<document n=\"1\" title=\"Refund policy\" source=\"kb/refunds.md\">\nRefunds take 14 days [1].\n</document>", "Refunds take 14 days [1]."},
+		{"closing tag after it", "Refunds take 14 days [1].</document>", "Refunds take 14 days [1]."},
+		{"in any case, with spaces", "< /Document >Refunds take 14 days [1].", "Refunds take 14 days [1]."},
+		{"escaped as in the prompt", "Refunds take 14 days [1].&lt;/document>", "Refunds take 14 days [1]."},
+		{"the question's fence too", "<question>\nHow long do refunds take?\n</question>\n\n\n\nRefunds take 14 days [1].", "How long do refunds take?\n\nRefunds take 14 days [1]."},
+		{"only tags and a citation", "<document n=\"2\">[2]</document>", "[2]"},
+		{"other markup stays", "Use <kbd>Ctrl</kbd> [1].", "Use <kbd>Ctrl</kbd> [1]."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.New(t).On("generate", tt.reply)
+			got, err := srv.Brain().Generate(ctx, agent.GenerateRequest{Question: "How long do refunds take?", Docs: []agent.Document{{Content: "Refunds take 14 days."}}})
+			if err != nil || got != tt.want {
+				t.Errorf("Generate with reply %q = %q, %v; want %q", tt.reply, got, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestGenerateWithoutUnsupported(t *testing.T) {
 	srv := llmtest.New(t).On("generate", "ok [1]")
 	if _, err := srv.Brain().Generate(ctx, agent.GenerateRequest{Question: "q", Docs: []agent.Document{{Content: "c"}}}); err != nil {
@@ -187,9 +277,10 @@ func TestCheck(t *testing.T) {
 			agent.Verdict{Grounded: true, Answers: true}},
 		{"unsupported claims", `{"grounded":false,"unsupported":["Acme is in Berlin"," "],"answers":false,"missing":""}`,
 			agent.Verdict{Unsupported: []string{"Acme is in Berlin"}}},
-		// Claims outweigh the flag: a grounded answer has none.
+		// A contradiction is passed on as it is: the agent decides what
+		// it means (agent/check.go).
 		{"grounded with claims", `{"grounded":true,"unsupported":["Acme is in Berlin"],"answers":true,"missing":""}`,
-			agent.Verdict{Unsupported: []string{"Acme is in Berlin"}}},
+			agent.Verdict{Grounded: true, Unsupported: []string{"Acme is in Berlin"}, Answers: true}},
 		{"grounded, not answering", `{"grounded":true,"unsupported":[],"answers":false,"missing":"  where Acme is based.\n"}`,
 			agent.Verdict{Grounded: true, Missing: "where Acme is based"}},
 		// What is missing outweighs the flag too: the badge relies on it.

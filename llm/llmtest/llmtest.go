@@ -32,7 +32,9 @@
 // string, which ties a reply to one document whatever the order: for
 // example, to grade one document relevant and another not. Handle installs a
 // function for anything the scripts do not cover. A request nothing answers
-// fails the test with a message naming its task, and gets a 500.
+// fails the test with a message naming its task, and gets a 404 (not a
+// 5xx, which a client probing structured-output modes would try again in
+// the next mode, failing the test once per mode).
 //
 // For outage tests, Fail makes every request fail with a status and
 // FailNext fails only the next few; Delay slows every reply down. Config
@@ -392,7 +394,7 @@ func (s *Server) reply(req openai.ChatCompletionRequest) (string, int) {
 		return content, status
 	}
 	s.t.Errorf("llmtest: no reply scripted for task %q; use On(%q, …) or Handle", task, task)
-	return fmt.Sprintf("llmtest: no reply scripted for task %q", task), http.StatusInternalServerError
+	return fmt.Sprintf("llmtest: no reply scripted for task %q", task), http.StatusNotFound
 }
 
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
