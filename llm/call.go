@@ -65,14 +65,18 @@ func (c *Client) answer() call {
 	return call{temperature: c.cfg.Temperature, maxTokens: n}
 }
 
-// zeroTemperature puts "temperature": 0 into a chat request that asks for
-// it: go-openai leaves a zero temperature out of the JSON (omitempty), and
-// a server then samples at its own default (0.8 for llama.cpp).
-type zeroTemperature struct{ base http.RoundTripper }
+// requestFixes adds to a chat request what go-openai cannot say:
+//   - "temperature": 0, which go-openai leaves out of the JSON (omitempty),
+//     so that a server samples at its own default (0.8 for llama.cpp);
+//   - for response_format json_object, the schema where llama.cpp's
+//     servers read it ("schema" beside "type"): go-openai only writes it
+//     under "json_schema", which they ignore, and a small model held to
+//     "some JSON object" alone replies with the schema itself.
+type requestFixes struct{ base http.RoundTripper }
 
-func (t zeroTemperature) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t requestFixes) RoundTrip(req *http.Request) (*http.Response, error) {
 	c, ok := callOf(req.Context())
-	if !ok || c.temperature != 0 || req.Body == nil || !strings.HasSuffix(req.URL.Path, "/chat/completions") {
+	if !ok || req.Body == nil || !strings.HasSuffix(req.URL.Path, "/chat/completions") {
 		return t.base.RoundTrip(req)
 	}
 	body, err := io.ReadAll(req.Body)
@@ -80,19 +84,41 @@ func (t zeroTemperature) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(body, &fields) == nil {
-		if _, set := fields["temperature"]; !set {
-			fields["temperature"] = json.RawMessage("0")
-			if b, err := json.Marshal(fields); err == nil {
-				body = b
-			}
-		}
-	}
+	body = fixBody(body, c)
 	r := req.Clone(req.Context())
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	return t.base.RoundTrip(r)
+}
+
+func fixBody(body []byte, c call) []byte {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return body
+	}
+	changed := false
+	if _, set := fields["temperature"]; !set && c.temperature == 0 {
+		fields["temperature"], changed = json.RawMessage("0"), true
+	}
+	var rf struct {
+		Type       string `json:"type"`
+		JSONSchema *struct {
+			Schema json.RawMessage `json:"schema"`
+		} `json:"json_schema"`
+	}
+	if raw, ok := fields["response_format"]; ok && json.Unmarshal(raw, &rf) == nil &&
+		rf.Type == "json_object" && rf.JSONSchema != nil && len(rf.JSONSchema.Schema) > 0 {
+		if b, err := json.Marshal(map[string]json.RawMessage{"type": json.RawMessage(`"json_object"`), "schema": rf.JSONSchema.Schema}); err == nil {
+			fields["response_format"], changed = b, true
+		}
+	}
+	if !changed {
+		return body
+	}
+	if b, err := json.Marshal(fields); err == nil {
+		return b
+	}
+	return body
 }
 
 // ServerError is a model server's refusal, as people may read it: the

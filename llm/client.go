@@ -144,7 +144,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Breaker.Failures > 0 {
 		hc.Transport = &breakerTransport{base: hc.Transport, b: newBreaker(cfg.Breaker)}
 	}
-	hc.Transport = zeroTemperature{base: hc.Transport}
+	hc.Transport = requestFixes{base: hc.Transport}
 
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = base
@@ -276,8 +276,9 @@ func responseFormat(mode int32, name string, schema json.RawMessage) *openai.Cha
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: name, Schema: schema, Strict: true},
 		}
 	case formatJSONObject:
-		// llama.cpp takes the schema with json_object and constrains its
-		// output to it; servers that do not, still return JSON.
+		// llama.cpp takes a schema with json_object and constrains its
+		// output to it (requestFixes puts it where it reads it); servers
+		// that do not, still return JSON.
 		return &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: name, Schema: schema}}
 	}
@@ -329,7 +330,7 @@ func (c *Client) complete(ctx context.Context, msgs []Message, format *openai.Ch
 		ResponseFormat: format,
 	}
 	if cl.temperature > 0 {
-		req.Temperature = cl.temperature // 0 is added by zeroTemperature
+		req.Temperature = cl.temperature // 0 is added by requestFixes
 	}
 	ctx = withCall(ctx, cl)
 	for i, m := range msgs {

@@ -34,8 +34,10 @@ func TestStructuredOutputNegotiation(t *testing.T) {
 	if !got.Relevant || f.count() != 2 || len(rec.Waits()) != 0 {
 		t.Fatalf("got %+v after %d requests and %d waits, want 2 requests and none", got, f.count(), len(rec.Waits()))
 	}
-	if rf := f.request(1)["response_format"].(map[string]any); rf["type"] != "json_object" {
-		t.Errorf("second request's response_format = %v", rf)
+	// llama.cpp reads a json_object's schema beside its type; without it a
+	// small model is held to "some object" and echoes the schema.
+	if rf := f.request(1)["response_format"].(map[string]any); rf["type"] != "json_object" || rf["schema"] == nil {
+		t.Errorf("second request's response_format = %v, want json_object with its schema", rf)
 	}
 	// Remembered: the next decision goes straight to json_object.
 	if err := c.JSON(context.Background(), testMsgs, "grade", testSchema, &got); err != nil {

@@ -48,6 +48,10 @@ func decodeJSON(content string, required []string, out any) error {
 		}
 	}
 	if len(missing) > 0 {
+		if _, ok := fields["properties"]; ok {
+			// A small model held to "some JSON object" repeats the schema.
+			return fmt.Errorf("that is the JSON schema itself; reply with an object that has the properties it describes (%s)", strings.Join(missing, ", "))
+		}
 		return fmt.Errorf("missing required properties %s", strings.Join(missing, ", "))
 	}
 	target := reflect.New(reflect.TypeOf(out).Elem())
