@@ -323,8 +323,8 @@ func (c *Client) complete(ctx context.Context, msgs []Message, format *openai.Ch
 		return "", errors.New("no chat model configured")
 	}
 	req := openai.ChatCompletionRequest{
-		Model:          c.cfg.ChatModel,
-		Messages:       make([]openai.ChatCompletionMessage, len(msgs)),
+		Model:    c.cfg.ChatModel,
+		Messages: make([]openai.ChatCompletionMessage, len(msgs)),
 		//lint:ignore SA1019 max_tokens is what llama.cpp, Ollama, vLLM and LM Studio read; OpenAI still takes it for chat models
 		MaxTokens:      cl.maxTokens,
 		ResponseFormat: format,
