@@ -100,7 +100,7 @@ var machine = map[Step]stepDef{
 		{StepCheck, ""},
 	}},
 	StepCheck: {(*run).check, []edge{
-		{StepEnd, "grounded and answering, or partial, or regenerations used up"},
+		{StepEnd, "grounded and answering, partial, uncertain, or regenerations used up"},
 		{StepGenerate, "not grounded, or not answering the first time, < 2 regenerations"},
 	}},
 	StepNoAnswer: {(*run).noAnswer, []edge{
