@@ -2,31 +2,14 @@ package sqlite
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/ingest"
+	"github.com/switchboard/switchboard/internal/storetest"
 	"github.com/switchboard/switchboard/kb"
 )
-
-// legacyRepo makes a checkout named "handbook" holding docs/a.md and
-// docs/b.md, and returns its folder.
-func legacyRepo(t *testing.T) string {
-	t.Helper()
-	repo := filepath.Join(t.TempDir(), "handbook")
-	for name, text := range map[string]string{".git/HEAD": "ref: refs/heads/main\n", "docs/a.md": "# Parking\n\nLevel 2.", "docs/b.md": "# Desks\n\nHot desks.", "tools/run.txt": "x"} {
-		p := filepath.Join(repo, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return repo
-}
 
 func fileKeys(t *testing.T, db *DB) []string {
 	t.Helper()
@@ -44,27 +27,17 @@ func fileKeys(t *testing.T, db *DB) []string {
 	return keys
 }
 
-func ingestFrom(t *testing.T, p *ingest.Pipeline, cwd, path string) ingest.Report {
-	t.Helper()
-	t.Chdir(cwd)
-	rep, err := p.IngestFiles(context.Background(), []string{path})
-	if err != nil || rep.Err() != nil {
-		t.Fatalf("ingest %s from %s: %v %v", path, cwd, err, rep.Err())
-	}
-	return rep
-}
-
 func TestIngestSameFolderThreeWays(t *testing.T) {
-	repo := legacyRepo(t)
+	repo := storetest.Checkout(t)
 	db := openTest(t)
 	store := NewDocumentStore(db, "bow")
 	p := &ingest.Pipeline{Store: store, Legacy: store}
 
-	if rep := ingestFrom(t, p, repo, "docs"); rep.Added != 2 {
+	if rep := storetest.IngestFrom(t, p, repo, "docs"); rep.Added != 2 {
 		t.Fatalf("first ingest: %s", rep)
 	}
 	for _, way := range [][2]string{{filepath.Join(repo, "tools"), "../docs"}, {t.TempDir(), filepath.Join(repo, "docs")}} {
-		if rep := ingestFrom(t, p, way[0], way[1]); rep.Unchanged != 2 || rep.Added != 0 {
+		if rep := storetest.IngestFrom(t, p, way[0], way[1]); rep.Unchanged != 2 || rep.Added != 0 {
 			t.Errorf("%s from %s: %s, want 2 unchanged", way[1], way[0], rep)
 		}
 	}
@@ -84,7 +57,7 @@ func TestIngestSameFolderThreeWays(t *testing.T) {
 // migration, and re-ingesting the folder is "unchanged".
 func TestLegacyKeysMigrate(t *testing.T) {
 	ctx := context.Background()
-	repo := legacyRepo(t)
+	repo := storetest.Checkout(t)
 	path := filepath.Join(t.TempDir(), "kb.db")
 	db, err := Open(ctx, path)
 	if err != nil {
@@ -133,7 +106,7 @@ func TestLegacyKeysMigrate(t *testing.T) {
 	}
 	store := NewDocumentStore(db, "bow")
 	p := &ingest.Pipeline{Store: store, Legacy: store}
-	if rep := ingestFrom(t, p, filepath.Join(repo, "tools"), "../docs"); rep.Unchanged != 2 || rep.Added != 0 || rep.Updated != 0 {
+	if rep := storetest.IngestFrom(t, p, filepath.Join(repo, "tools"), "../docs"); rep.Unchanged != 2 || rep.Added != 0 || rep.Updated != 0 {
 		t.Errorf("re-ingest after the migration: %s, want 2 unchanged", rep)
 	}
 	if got := fileKeys(t, db); len(got) != 3 || got[0] != "C1/1.0" || got[1] != "file:handbook/docs/a.md" || got[2] != "file:handbook/docs/b.md" {
