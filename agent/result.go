@@ -1,11 +1,10 @@
 package agent
 
 import (
-	"net/url"
+	"github.com/switchboard/switchboard/internal/links"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/switchboard/switchboard/internal/markdown"
 )
@@ -373,35 +372,11 @@ func link(d Document) string {
 	if d.Route == RouteGraph {
 		return ""
 	}
-	if u := httpURL(d.Location); u != "" {
+	if u := links.HTTP(d.Location); u != "" {
 		return u
 	}
-	return httpURL(d.Metadata["url"])
+	return links.HTTP(d.Metadata["url"])
 }
-
-// httpURL returns s if it is an absolute http or https URL with a host,
-// with the few characters RFC 3986 never allows raw (<, >, ", |, …)
-// percent-encoded so that chat link markup cannot be broken by one, and
-// "" for anything else: javascript: and data: URLs, relative paths, user
-// names in the host part ("https://bank.com@evil.example"), white space
-// or control characters. What it gets may come from documents and web
-// results, so it is checked here, where links are made, whatever checked
-// it before.
-func httpURL(s string) string {
-	if s == "" || len(s) > maxURL || strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
-		return ""
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Opaque != "" {
-		return ""
-	}
-	return unsafeInURL.Replace(s)
-}
-
-// maxURL bounds the links kept: longer ones are not links people follow.
-const maxURL = 2048
-
-var unsafeInURL = strings.NewReplacer("<", "%3C", ">", "%3E", "\"", "%22", "|", "%7C", "`", "%60", "{", "%7B", "}", "%7D", "^", "%5E", "\\", "%5C")
 
 // snippet shortens s to at most n runes at a word boundary.
 func snippet(s string, n int) string {

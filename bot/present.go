@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/links"
 	"github.com/switchboard/switchboard/internal/markdown"
 	"github.com/switchboard/switchboard/internal/text"
 )
@@ -213,18 +214,11 @@ func cmpOr(ss ...string) string {
 // linkOf is the source's link: its URL, or a location that is one.
 func linkOf(s agent.Source) string {
 	for _, u := range []string{s.URL, strings.TrimSpace(s.Location)} {
-		if IsLink(u) {
-			return u
+		if l := links.HTTP(u); l != "" {
+			return l
 		}
 	}
 	return ""
-}
-
-// IsLink reports whether u is an http(s) URL that a chat client may show
-// as a link: other schemes (javascript:, data:) never are.
-func IsLink(u string) bool {
-	return (strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")) &&
-		len(u) > len("https://") && !strings.ContainsAny(u, " \t\r\n<>\"")
 }
 
 // badge says how far the answer can be trusted, from the checks that ran

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/links"
 )
 
 func TestProgressLines(t *testing.T) {
@@ -120,7 +121,7 @@ func FuzzPresent(f *testing.F) {
 			t.Errorf("Plain has a line break")
 		}
 		LinkCitations(fin.Answer, fin.Sources, func(label, u string) string {
-			if !IsLink(u) {
+			if links.HTTP(u) == "" {
 				t.Errorf("linked %q", u)
 			}
 			return label

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard/switchboard/internal/links"
 	"io"
 	"io/fs"
 	"net/url"
@@ -12,7 +13,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/kb"
@@ -457,7 +457,7 @@ func stripFrontMatter(s string) (string, frontMatter) {
 			fm.title = strings.Trim(strings.TrimSpace(v), `"'`)
 		case !urlSeen && strings.TrimRight(k, " \t") == "url":
 			urlSeen = true
-			fm.url = linkURL(yamlScalar(v))
+			fm.url = links.HTTP(yamlScalar(v))
 		}
 	}
 	return strings.TrimLeft(body, "\n"), fm
@@ -480,35 +480,12 @@ func yamlScalar(v string) string {
 	return strings.TrimSpace(v)
 }
 
-// maxURL bounds the links kept: longer ones are not links people follow.
-const maxURL = 2048
-
-// linkURL returns s if people may be sent to it: an absolute http or https
-// URL with a host, of at most maxURL bytes, without white space, control
-// characters or backslashes, and without a user name in the host part
-// ("https://bank.example@evil.example/"); else "". Front matter is
-// outside input: a javascript:, data: or relative "url:" is dropped, so
-// the file is then shown without a link. The agent checks links again
-// when it lists sources, as stores may hold what older versions wrote.
-func linkURL(s string) string {
-	if s == "" || len(s) > maxURL || strings.ContainsFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r) || r == '\\' || r == utf8.RuneError
-	}) {
-		return ""
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Opaque != "" {
-		return ""
-	}
-	return s
-}
-
 // fileURL is the link of a file under the docs base URL base: base, with a
 // "/" after it, and the file's path from its source root, each element
 // percent-encoded ("Team notes/Q&A #2.md" → "Team%20notes/Q&A%20%232.md").
 // It is "" when base is not an http(s) URL.
 func fileURL(base, rel string) string {
-	if linkURL(base) == "" || rel == "" {
+	if links.HTTP(base) == "" || rel == "" {
 		return ""
 	}
 	parts := strings.Split(rel, "/")
@@ -518,7 +495,7 @@ func fileURL(base, rel string) string {
 	if !strings.HasSuffix(base, "/") {
 		base += "/"
 	}
-	return linkURL(base + strings.Join(parts, "/"))
+	return links.HTTP(base + strings.Join(parts, "/"))
 }
 
 // byteSize formats n bytes for people: "20 MB", "3.4 kB".
