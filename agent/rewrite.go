@@ -126,7 +126,7 @@ func (r *run) rewrite(ctx context.Context, s *State) (Step, error) {
 	if switched {
 		reason := strings.TrimSpace(rw.Reason)
 		if reason == "" {
-			reason = "nothing relevant in " + routeName(s.Route) + ", so searching " + routeName(rw.Route)
+			reason = "nothing relevant in " + s.Route.Place() + ", so searching " + rw.Route.Place()
 		}
 		s.Route, s.RouteReason = rw.Route, reason
 		s.Switches++
@@ -187,19 +187,4 @@ func (s *State) tried() []Tried {
 		out = append(out, Tried{Query: a.Query, Route: a.Route, Found: a.Found, Relevant: a.Relevant})
 	}
 	return out
-}
-
-// routeName is how status lines and reasons name a route.
-func routeName(r Route) string {
-	switch r {
-	case RouteVector:
-		return "the documents"
-	case RouteGraph:
-		return "the knowledge graph"
-	case RouteWeb:
-		return "the web"
-	case RouteDirect:
-		return "the model alone"
-	}
-	return string(r)
 }
