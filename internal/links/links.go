@@ -33,9 +33,18 @@ func HTTP(s string) string {
 	}) {
 		return ""
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Opaque != "" {
+	// The encoded form is what people get, so it is the one that must be
+	// a URL: a host with a quote in it parses raw but not encoded.
+	out := unsafe.Replace(s)
+	if !absolute(s) || !absolute(out) {
 		return ""
 	}
-	return unsafe.Replace(s)
+	return out
+}
+
+// absolute reports whether s parses as an http(s) URL with a host and no
+// user name.
+func absolute(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil && u.Opaque == ""
 }

@@ -35,3 +35,20 @@ func TestHTTP(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHTTP: a link given out is an http(s) URL with a host, and checking
+// it again changes nothing.
+func FuzzHTTP(f *testing.F) {
+	for _, s := range []string{"https://example.com/a|b", "http://0\"0000000", "javascript:alert(1)", "https://a.example/%3C"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := HTTP(s)
+		if out == "" {
+			return
+		}
+		if !absolute(out) || HTTP(out) != out {
+			t.Errorf("HTTP(%q) = %q, which is not a stable http(s) link", s, out)
+		}
+	})
+}
