@@ -81,7 +81,11 @@ func modelReply(req openai.ChatCompletionRequest) (string, int) {
 	case "route":
 		return fmt.Sprintf(`{"route":%q,"reason":"benchmark"}`, sc.route), 0
 	case "grade":
-		return fmt.Sprintf(`{"relevant":%t,"reason":"benchmark"}`, sc.relevant), 0
+		if !sc.relevant {
+			return `{"evidence":"","relevant":false}`, 0
+		}
+		// A relevant grade quotes the document, as llm.Brain requires.
+		return fmt.Sprintf(`{"evidence":%q,"relevant":true}`, firstLine(prompt)), 0
 	case "rewrite":
 		// A new query each time: the prompt holds the previous one, which
 		// the llm client refuses to see again.
@@ -315,4 +319,17 @@ func pct(ds []time.Duration, p float64) time.Duration {
 	slices.Sort(ds)
 	i := int(p*float64(len(ds))+0.999999) - 1
 	return ds[min(max(i, 0), len(ds)-1)]
+}
+
+// firstLine is the first line of the text of the document in a grade
+// prompt, which the fake model quotes as its evidence.
+func firstLine(prompt string) string {
+	_, doc, _ := strings.Cut(prompt, "<document")
+	_, body, _ := strings.Cut(doc, ">\n")
+	for _, line := range strings.Split(body, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return line
+		}
+	}
+	return ""
 }

@@ -52,9 +52,13 @@ var (
 		`"route":{"type":"string","enum":["vector","graph","web","direct"]},` +
 		`"reason":{"type":"string","description":"why, in at most 12 words; shown to the user"}},` +
 		`"required":["route","reason"],"additionalProperties":false}`)
+	// The evidence comes first: a model writes the properties in order,
+	// and one that must find the sentence before it decides judges better
+	// (see Grade).
 	gradeSchema = json.RawMessage(`{"type":"object","properties":{` +
-		`"relevant":{"type":"boolean"},"reason":{"type":"string"}},` +
-		`"required":["relevant","reason"],"additionalProperties":false}`)
+		`"evidence":{"type":"string","description":"the sentence of the document that best helps answer the question, copied word for word; empty when none does"},` +
+		`"relevant":{"type":"boolean"}},` +
+		`"required":["evidence","relevant"],"additionalProperties":false}`)
 	checkSchema = json.RawMessage(`{"type":"object","properties":{` +
 		`"grounded":{"type":"boolean"},"unsupported":{"type":"array","items":{"type":"string"}},` +
 		`"answers":{"type":"boolean","description":"the supported statements address what the question asks"},` +
@@ -132,9 +136,13 @@ func aboutQuestion(reason, question string) bool {
 // kb/words splits them: the form reasons are compared in, so that
 // "Asks what the travel policy says." and "asks what travel policy says"
 // are the same text, and "refunds" is about "refund".
-func contentWords(s string) []string {
+func contentWords(s string) []string { return contentWordsUpTo(s, 64) }
+
+// contentWordsUpTo is contentWords for a text that may be long: its first
+// limit words.
+func contentWordsUpTo(s string, limit int) []string {
 	var out []string
-	for _, w := range words.Split(s, 64) {
+	for _, w := range words.Split(s, limit) {
 		if !words.IsStop(w) {
 			out = append(out, words.Singular(w))
 		}
@@ -187,19 +195,74 @@ var routePromptTexts = func() map[string]bool {
 // from the text around it.
 var promptClause = regexp.MustCompile(`[.;:()"\n]+`)
 
-// Grade implements agent.Grader.
+// Grade implements agent.Grader. The model first copies the sentence of the
+// document that helps answer the question, then decides; a document is
+// relevant only when it said so and that sentence is really the
+// document's (quotes). Both halves are for small models: asked for the
+// verdict first, Qwen2.5 1.5B judged every passage of the demo irrelevant,
+// the one that answered included ("Security awareness training is
+// completed within the first 2 weeks" for "How soon after joining do I
+// have to finish the security awareness course?"); asked for the sentence
+// first, it finds it, and when it has none it quotes the question back or
+// writes a summary of its own, which the check drops.
 func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) (agent.Grade, error) {
 	msgs, err := render("grade", map[string]any{"Question": question, "Doc": doc})
 	if err != nil {
 		return agent.Grade{}, err
 	}
-	var out agent.Grade
+	var out struct {
+		Evidence string `json:"evidence"`
+		Relevant bool   `json:"relevant"`
+	}
 	if err := b.c.JSON(ctx, msgs, "grade", gradeSchema, &out); err != nil {
 		return agent.Grade{}, err
 	}
-	out.Reason = shortPhrase(out.Reason)
-	return out, nil
+	evidence := strings.TrimSpace(out.Evidence)
+	switch {
+	case !out.Relevant:
+		return agent.Grade{Reason: "no sentence of it answers the question"}, nil
+	case !quotes(evidence, doc, question):
+		return agent.Grade{Reason: "the sentence it gave is not the document's"}, nil
+	}
+	return agent.Grade{Relevant: true, Reason: "says “" + shortPhrase(evidence) + "”"}, nil
 }
+
+// quotes reports whether evidence is a sentence of doc rather than of the
+// model: nearly all of its content words (quotedShare) are the document's,
+// and at least one is not the question's, since a sentence made of the
+// question's words alone is the question read back, not an answer to it.
+// Words are compared as contentWords gives them, so that markup, case
+// and a plural do not make a faithful quote fail.
+func quotes(evidence string, doc agent.Document, question string) bool {
+	said := contentWords(evidence)
+	if len(said) == 0 {
+		return false
+	}
+	inDoc := map[string]bool{}
+	// The document as the model saw it (document): its title and its
+	// content clipped to maxDocRunes, which holds fewer words than that.
+	for _, w := range contentWordsUpTo(doc.Title+" "+clip(doc.Content, maxDocRunes), maxDocRunes) {
+		inDoc[w] = true
+	}
+	asked := map[string]bool{}
+	for _, w := range contentWords(question) {
+		asked[w] = true
+	}
+	found, beyond := 0, false
+	for _, w := range said {
+		if inDoc[w] {
+			found++
+		}
+		beyond = beyond || !asked[w]
+	}
+	return beyond && float64(found) >= quotedShare*float64(len(said))
+}
+
+// quotedShare is the share of a quote's content words that must be the
+// document's: high enough that a summary in the model's words fails, low
+// enough that a quote with a word changed ("kept" for "keeps" is already
+// the same word) passes.
+const quotedShare = 0.8
 
 // Rewrite implements agent.Rewriter. The model sees every search already made
 // and the routes it may choose, and replies {query, route} in one call; the

@@ -24,6 +24,13 @@ const (
 	rerecord           = "scripts/localmodel.sh serve, then LLM_RECORD_URL=http://127.0.0.1:8701/v1 go test ./llm -run TestRealModelTraffic -timeout 60m"
 )
 
+var trainingChunk = agent.Document{ID: "security-policy.md#7", Title: "Information Security Policy", Location: "examples/docs/security-policy.md",
+	Content: "Training and enforcement\n\n## Training and enforcement\n\n" +
+		"Security awareness training is completed within the first 2 weeks and then every year,\n" +
+		"with phishing simulations every quarter. Breaking this policy may lead to loss of access and\n" +
+		"disciplinary action. Exceptions need written approval from the Head of Security and are\n" +
+		"reviewed every 90 days."}
+
 var refundChunks = []agent.Document{
 	{ID: "refund-policy.md#0", Title: "Refund Policy", Location: "examples/docs/refund-policy.md",
 		Content: "Customers can get a full refund within 30 days of the invoice date, for any reason. After 30 days, annual plans are refunded pro rata for the unused months and monthly plans are not refunded."},
@@ -72,6 +79,17 @@ func TestRealModelTraffic(t *testing.T) {
 	for _, d := range refundChunks {
 		if _, err := b.Grade(ctx, question, d); err != nil {
 			t.Errorf("Grade(%s): %v", d.ID, err)
+		}
+	}
+	// Asked for its verdict first, this model judged every passage of
+	// the demo irrelevant, this one included; asked for the sentence
+	// first, it quotes the answer.
+	for _, c := range []struct {
+		question string
+		doc      agent.Document
+	}{{question, refundChunks[0]}, {"How soon after joining do I have to finish the security awareness course?", trainingChunk}} {
+		if g, err := b.Grade(ctx, c.question, c.doc); err != nil || !g.Relevant {
+			t.Errorf("Grade(%q, %s) = %+v, %v; want relevant", c.question, c.doc.ID, g, err)
 		}
 	}
 	if _, err := b.Rewrite(ctx, agent.RewriteRequest{Question: question, Route: agent.RouteVector,

@@ -28,8 +28,8 @@ func TestOneSpanPerNode(t *testing.T) {
 
 	srv := llmtest.New(t)
 	srv.On("route", `{"route":"vector","reason":"internal policy"}`).
-		OnPrompt("grade", "Tacos", `{"relevant":false,"reason":"off topic"}`).
-		On("grade", `{"relevant":true,"reason":"on topic"}`).
+		OnPrompt("grade", "Tacos", `{"evidence":"","relevant":false}`).
+		On("grade", `{"evidence":"Customers can request a full refund within 30 days.","relevant":true}`).
 		On("generate", "Refunds within 30 days [1].").On("check", `{"grounded":true,"unsupported":[],"answers":true,"missing":""}`)
 	store := docs{
 		{ID: "d1", Title: "Refund policy", Content: "Customers can request a full refund within 30 days."},

@@ -7,7 +7,7 @@
 // Every system prompt of llm.Brain begins with a line "TASK: <task>", one of
 //
 //	route    {"route":"vector|graph|web|direct","reason":"…"}
-//	grade    {"relevant":true,"reason":"…"}
+//	grade    {"evidence":"…","relevant":true}
 //	rewrite  {"query":"…"}
 //	generate plain text, citing documents as [n]
 //	check    {"grounded":true,"unsupported":[],"answers":true,"missing":""}
@@ -20,7 +20,7 @@
 //
 //	srv := llmtest.New(t)
 //	srv.On("route", `{"route":"graph","reason":"asks who supplies whom"}`)
-//	srv.On("grade", `{"relevant":false,"reason":"off topic"}`, `{"relevant":true,"reason":"names the supplier"}`)
+//	srv.On("grade", `{"evidence":"","relevant":false}`, `{"evidence":"Acme supplies Globex.","relevant":true}`)
 //	srv.On("generate", "Acme supplies Globex [1].")
 //	srv.On("check", `{"grounded":true,"unsupported":[],"answers":true,"missing":""}`)
 //	brain := srv.Brain() // or llm.New(srv.Config())
