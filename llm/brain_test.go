@@ -1,7 +1,6 @@
 package llm_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,7 +37,11 @@ func TestRoute(t *testing.T) {
 		want     agent.RouteDecision
 		wantErr  bool
 	}{
-		{"structured", "Who supplies Globex?", `{"route":"graph","reason":"asks who supplies Globex"}`,
+		{"structured", "Who supplies Globex?", `{"reason":"asks who supplies Globex","route":"how named customers, suppliers, products, people or systems are connected"}`,
+			agent.RouteDecision{Route: agent.RouteGraph, Reason: "asks who supplies Globex"}, false},
+		{"each kind of knowledge is its route", "Where is the travel policy?", `{"reason":"the travel policy","route":"A company policy, rule, procedure or document "}`,
+			agent.RouteDecision{Route: agent.RouteVector, Reason: "the travel policy"}, false},
+		{"a route's own name", "Who supplies Globex?", `{"route":"graph","reason":"asks who supplies Globex"}`,
 			agent.RouteDecision{Route: agent.RouteGraph, Reason: "asks who supplies Globex"}, false},
 		{"prose and fences", "What is the weather today?", "Sure.\n```json\n{\"route\": \"Web \", \"reason\": \"asks about today\"}\n```",
 			agent.RouteDecision{Route: agent.RouteWeb, Reason: "asks about today"}, false},
@@ -76,11 +79,11 @@ func TestRouteReasonMustBeAboutTheQuestion(t *testing.T) {
 	}{
 		// Copied from the prompt or the schema: dropped even when the
 		// question shares its words.
-		{"the prompt's example", "What does the travel policy say about trains?", "asks what the travel policy says", ""},
-		{"the example, in other case and spacing", "What does the travel policy say about trains?", "  Asks what the  TRAVEL policy says. ", ""},
-		{"the schema's description", "How many days do we have to file an expense report?", "why, in at most 12 words; shown to the user", ""},
-		{"part of the prompt's description", "How many days do we have to file an expense report?", "a short phrase of at most 12 words", ""},
-		{"a route's description", "Which customers are in the EU?", "relations between entities", ""},
+		{"a kind of knowledge", "What does the travel policy say about trains?", "a company policy, rule, procedure or document", ""},
+		{"a kind, in other case and spacing", "What does the travel policy say about trains?", "  A company POLICY, rule,  procedure or document. ", ""},
+		{"part of a kind", "Which customers are in the EU?", "how named customers", ""},
+		{"part of the prompt", "How many days do we have to file an expense report?", "a short phrase of at most 12 words", ""},
+		{"the prompt's words for the reason", "What does the question ask for?", "a short phrase of at most 12 words in your own words saying what the question asks for", ""},
 		// Not about the question: no content word in common.
 		{"about something else", "How many days do we have to file an expense report?", "asks about the holiday calendar", ""},
 		{"generic", "How many days do we have to file an expense report?", "chosen by the model", ""},
@@ -107,43 +110,69 @@ func TestRouteReasonMustBeAboutTheQuestion(t *testing.T) {
 	}
 }
 
-// TestRouteSeesTheExampleItDrops: the example reason the router is
-// dropped for copying is the one its prompt gives, so that the test above
+// TestRouteSeesTheTextsItDrops: the texts the router is dropped for
+// copying are the ones its prompt and schema give, so that the test above
 // tests the prompt as it is.
-func TestRouteSeesTheExampleItDrops(t *testing.T) {
+func TestRouteSeesTheTextsItDrops(t *testing.T) {
 	srv := llmtest.New(t).On("route", `{"route":"vector","reason":"asks about trains"}`)
 	if _, err := srv.Brain().Route(ctx, "What does the travel policy say about trains?"); err != nil {
 		t.Fatal(err)
 	}
 	system, _ := userPrompt(t, srv, "route")
-	if !strings.Contains(system, `"asks what the travel policy says"`) {
-		t.Errorf("the route prompt no longer gives the example reason the tests copy:\n%s", system)
+	for _, s := range []string{"a short phrase of at most 12 words in your own words saying what the question asks for"} {
+		if !strings.Contains(system, s) {
+			t.Errorf("the route prompt no longer says %q, which the tests copy:\n%s", s, system)
+		}
 	}
 	schema, err := json.Marshal(srv.Requests("route")[0].ResponseFormat.JSONSchema.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(schema), "why, in at most 12 words; shown to the user") {
-		t.Errorf("the route schema no longer has the description the tests copy:\n%s", schema)
+	if !strings.Contains(string(schema), "a company policy, rule, procedure or document") {
+		t.Errorf("the route schema no longer has the kind the tests copy:\n%s", schema)
 	}
 }
 
+// TestRoutePromptExplainsRoutes: the schema offers one kind of knowledge
+// per route.
 func TestRoutePromptExplainsRoutes(t *testing.T) {
 	srv := llmtest.New(t).On("route", `{"route":"vector","reason":"policy"}`)
 	if _, err := srv.Brain().Route(ctx, "What is the travel policy?"); err != nil {
 		t.Fatal(err)
 	}
-	system, user := userPrompt(t, srv, "route")
-	for _, s := range []string{"- vector:", "- graph:", "- web:", "- direct:", "today", "12 words"} {
-		if !strings.Contains(system, s) {
-			t.Errorf("route prompt lacks %q", s)
+	_, user := userPrompt(t, srv, "route")
+	rf := srv.Requests("route")[0].ResponseFormat
+	if rf == nil || rf.JSONSchema == nil || rf.JSONSchema.Name != "route" {
+		t.Fatalf("response_format = %+v, want the route schema", rf)
+	}
+	raw, err := json.Marshal(rf.JSONSchema.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties struct {
+			Route struct {
+				Enum []string `json:"enum"`
+			} `json:"route"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	routes := map[agent.Route]bool{}
+	for _, kind := range schema.Properties.Route.Enum {
+		reply, _ := json.Marshal(map[string]string{"reason": "", "route": kind})
+		got, err := llmtest.New(t).On("route", string(reply)).Brain().Route(ctx, "q")
+		if err != nil {
+			t.Fatalf("the kind %q is no route: %v", kind, err)
 		}
+		routes[got.Route] = true
+	}
+	if len(routes) != 4 || len(schema.Properties.Route.Enum) != 4 {
+		t.Errorf("the schema's kinds %q give the routes %v; want one kind for each of the four", schema.Properties.Route.Enum, routes)
 	}
 	if !strings.Contains(user, "<question>\nWhat is the travel policy?\n</question>") {
 		t.Errorf("route prompt does not fence the question:\n%s", user)
-	}
-	if rf := srv.Requests("route")[0].ResponseFormat; rf == nil || rf.JSONSchema == nil || rf.JSONSchema.Name != "route" {
-		t.Errorf("response_format = %+v, want the route schema", rf)
 	}
 }
 
@@ -294,28 +323,6 @@ func TestGrade(t *testing.T) {
 				t.Fatalf("Grade = %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
-	}
-}
-
-// TestGradeAsksForEvidenceFirst: the schema asks for the sentence before
-// the verdict, since a model writes the properties in the schema's order
-// (llama.cpp's grammar does) and decides better after it has looked.
-func TestGradeAsksForEvidenceFirst(t *testing.T) {
-	srv := llmtest.New(t).On("grade", `{"evidence":"","relevant":false}`)
-	if _, err := srv.Brain().Grade(ctx, "Travel policy?", agent.Document{Content: "We close on 25 December."}); err != nil {
-		t.Fatal(err)
-	}
-	rf := srv.Requests("grade")[0].ResponseFormat
-	if rf == nil || rf.JSONSchema == nil {
-		t.Fatalf("response_format = %+v, want the grade schema", rf)
-	}
-	schema, err := json.Marshal(rf.JSONSchema.Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, r := bytes.Index(schema, []byte(`"evidence"`)), bytes.Index(schema, []byte(`"relevant"`))
-	if e < 0 || r < 0 || e > r {
-		t.Fatalf("the grade schema asks for relevant before evidence: %s", schema)
 	}
 }
 

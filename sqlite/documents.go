@@ -130,6 +130,12 @@ func (s *DocumentStore) UpsertDocument(ctx context.Context, doc kb.Document) (ch
 		if errors.As(err, &mm) {
 			return false, err
 		}
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+			// database/sql closes a cancelled transaction's statements, and
+			// one then fails with "statement is closed": the cause is the
+			// cancellation, which the caller must be able to tell.
+			err = fmt.Errorf("%w (%v)", cerr, err)
+		}
 		return false, fmt.Errorf("sqlite: upsert document %q: %w", doc.Key, err)
 	}
 	return changed, nil
