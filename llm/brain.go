@@ -167,6 +167,12 @@ func aboutQuestion(reason, question string) bool {
 	if len(said) == 0 || routePromptTexts[strings.Join(said, " ")] {
 		return false
 	}
+	return sharesWord(said, question)
+}
+
+// sharesWord reports whether one of said (as contentWords gives them) is
+// a content word of question.
+func sharesWord(said []string, question string) bool {
 	asked := contentWords(question)
 	return slices.ContainsFunc(said, func(w string) bool { return slices.Contains(asked, w) })
 }
@@ -190,30 +196,44 @@ func contentWordsUpTo(s string, limit int) []string {
 }
 
 // routePromptTexts are the texts of the route prompt and schema a model
-// might copy into its reason, as contentWords joins them: each clause of
-// the system prompt, each description in the schema and each route kind, each whole and cut at its commas, since a model copies "a short
-// phrase of at most 12 words" as readily as the whole clause. They are
-// read from the template and the schema themselves, so that an edit to
-// either is covered.
+// might copy into its reason (promptTexts), and each route kind.
 var routePromptTexts = func() map[string]bool {
-	msgs, err := render("route", map[string]any{"Question": ""})
+	kinds := make([]string, len(routeKinds))
+	for i, k := range routeKinds {
+		kinds[i] = k.kind
+	}
+	return promptTexts("route", routeSchema, kinds...)
+}()
+
+// checkPromptTexts are those of the check prompt, whose example of what an
+// answer misses ("whether jury duty is paid leave") a small model copies
+// into "missing" for any question.
+var checkPromptTexts = promptTexts("check", checkSchema)
+
+// promptTexts are the texts of a task's system prompt and schema that a
+// model might copy into a reply meant to be about the question, as
+// contentWords joins them: each clause of the prompt (a quoted example is
+// a clause), each description in the schema and each of extra, each
+// whole and cut at its commas, since a model copies "a short phrase of at
+// most 12 words" as readily as the whole clause. They are read from the
+// template and the schema themselves, so that an edit to either is
+// covered.
+func promptTexts(task string, schema json.RawMessage, extra ...string) map[string]bool {
+	msgs, err := render(task, map[string]any{"Question": "", "Answer": "", "Docs": []agent.Document(nil)})
 	if err != nil {
 		panic(err) // a template that does not render is a bug any test catches
 	}
-	var schema struct {
+	var props struct {
 		Properties map[string]struct {
 			Description string `json:"description"`
 		} `json:"properties"`
 	}
-	if err := json.Unmarshal(routeSchema, &schema); err != nil {
+	if err := json.Unmarshal(schema, &props); err != nil {
 		panic(err)
 	}
-	texts := []string{msgs[0].Content}
-	for _, p := range schema.Properties {
+	texts := append([]string{msgs[0].Content}, extra...)
+	for _, p := range props.Properties {
 		texts = append(texts, p.Description)
-	}
-	for _, k := range routeKinds {
-		texts = append(texts, k.kind) // copied into the reason as well
 	}
 	out := map[string]bool{}
 	add := func(t string) {
@@ -230,7 +250,7 @@ var routePromptTexts = func() map[string]bool {
 		}
 	}
 	return out
-}()
+}
 
 // promptClause separates the clauses of a prompt, and a quoted example
 // from the text around it.
@@ -419,6 +439,9 @@ func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent
 		}
 	}
 	missing := missingPhrase(out.Missing)
+	if said := contentWords(missing); checkPromptTexts[strings.Join(said, " ")] && !sharesWord(said, question) {
+		missing = "" // the prompt's example, copied for another question
+	}
 	answers := out.Grounded && out.Answers && missing == ""
 	return agent.Verdict{Grounded: out.Grounded, Unsupported: claims, Answers: answers, Missing: missing}, nil
 }

@@ -349,6 +349,10 @@ func TestCheck(t *testing.T) {
 			agent.Verdict{Grounded: true, Answers: true}},
 		{"the note's lead-in repeated", `{"grounded":true,"unsupported":[],"answers":false,"missing":"nothing that says where Acme is"}`,
 			agent.Verdict{Grounded: true, Missing: "where Acme is"}},
+		// The prompt's example of what is missing, copied for a question
+		// it is not about (Qwen2.5 1.5B did, for a flight to Tokyo).
+		{"the prompt's example", `{"grounded":true,"unsupported":[],"answers":true,"missing":"I found related text but nothing that says whether jury duty is paid leave"}`,
+			agent.Verdict{Grounded: true, Answers: true}},
 		// An ungrounded answer never answers, whatever the flag says.
 		{"ungrounded but answering", `{"grounded":false,"unsupported":["Acme is in Berlin"],"answers":true,"missing":""}`,
 			agent.Verdict{Unsupported: []string{"Acme is in Berlin"}}},
