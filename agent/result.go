@@ -39,7 +39,7 @@ func confidence(s *State) Confidence {
 		return ConfidenceLow
 	case s.Regenerations > 0 || s.Rewrites > 0 || s.Fallback:
 		return ConfidenceMedium
-	case citedCount(s) < 2:
+	case citedCount(s) < 2 || !citesAny(s):
 		return ConfidenceMedium
 	case s.Offline && !offlineHigh:
 		return ConfidenceMedium
@@ -395,6 +395,24 @@ func snippet(s string, n int) string {
 func citedCount(s *State) int {
 	_, docs := cited(s)
 	return len(docs)
+}
+
+// citesAny reports whether the answer cites a relevant document at all.
+// One that cites none is listed with all of them as its sources, but it
+// earns no more than medium: nothing ties its statements to two
+// documents, and the one answer of a small local model badged high on
+// the fresh eval set that was wrong ("business class is allowed on
+// flights longer than 8 hours", where the policy says premium economy)
+// cited nothing.
+func citesAny(s *State) bool {
+	found := false
+	rewriteCitations(s.Answer, func(nums []int) []int {
+		for _, n := range nums {
+			found = found || n >= 1 && n <= len(s.Relevant)
+		}
+		return nums
+	})
+	return found
 }
 
 // sources lists the documents the answer cites, one a document, and

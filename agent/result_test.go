@@ -22,7 +22,9 @@ func TestConfidence(t *testing.T) {
 		{"grounded, answering, first check, two documents", good(nil), ConfidenceHigh},
 		{"two chunks of one file", good(func(s *State) { s.Relevant = []Document{a0, a1} }), ConfidenceMedium},
 		{"two documents, one cited", good(func(s *State) { s.Answer = "X [1]." }), ConfidenceMedium},
-		{"nothing cited: all relevant documents count", good(func(s *State) { s.Answer = "X." }), ConfidenceHigh},
+		// Listed with all its relevant documents, but tied to none.
+		{"nothing cited", good(func(s *State) { s.Answer = "X." }), ConfidenceMedium},
+		{"only numbers that cite nothing", good(func(s *State) { s.Answer = "X [0]. Y [9]." }), ConfidenceMedium},
 		{"one document", good(func(s *State) { s.Relevant = []Document{a0}; s.Answer = "X [1]." }), ConfidenceMedium},
 		{"after a regeneration", good(func(s *State) { s.Regenerations = 1 }), ConfidenceMedium},
 		{"after a rewrite", good(func(s *State) { s.Rewrites = 1 }), ConfidenceMedium},

@@ -438,12 +438,26 @@ func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent
 			claims = append(claims, c)
 		}
 	}
-	missing := missingPhrase(out.Missing)
-	if said := contentWords(missing); checkPromptTexts[strings.Join(said, " ")] && !sharesWord(said, question) {
-		missing = "" // the prompt's example, copied for another question
-	}
+	missing := withoutPromptTexts(missingPhrase(out.Missing), question)
 	answers := out.Grounded && out.Answers && missing == ""
 	return agent.Verdict{Grounded: out.Grounded, Unsupported: claims, Answers: answers, Missing: missing}, nil
+}
+
+// withoutPromptTexts drops from a check's "missing" the parts, between
+// semicolons, that are the check prompt's or schema's own words and not
+// about the question: Qwen2.5 1.5B wrote the prompt's example ("whether
+// jury duty is paid leave") for a flight to Tokyo, and ended a genuine
+// "when the money will show up" with the schema's "; else empty".
+func withoutPromptTexts(missing, question string) string {
+	var kept []string
+	for _, part := range strings.Split(missing, ";") {
+		said := contentWords(part)
+		if len(said) == 0 || checkPromptTexts[strings.Join(said, " ")] && !sharesWord(said, question) {
+			continue
+		}
+		kept = append(kept, strings.TrimSpace(part))
+	}
+	return strings.Join(kept, "; ")
 }
 
 // missingPhrase tidies the model's "missing" for the note the user sees:

@@ -353,6 +353,8 @@ func TestCheck(t *testing.T) {
 		// it is not about (Qwen2.5 1.5B did, for a flight to Tokyo).
 		{"the prompt's example", `{"grounded":true,"unsupported":[],"answers":true,"missing":"I found related text but nothing that says whether jury duty is paid leave"}`,
 			agent.Verdict{Grounded: true, Answers: true}},
+		{"the schema's words after a genuine phrase", `{"grounded":true,"unsupported":[],"answers":false,"missing":"where Acme is based; else empty"}`,
+			agent.Verdict{Grounded: true, Missing: "where Acme is based"}},
 		// An ungrounded answer never answers, whatever the flag says.
 		{"ungrounded but answering", `{"grounded":false,"unsupported":["Acme is in Berlin"],"answers":true,"missing":""}`,
 			agent.Verdict{Unsupported: []string{"Acme is in Berlin"}}},
