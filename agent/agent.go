@@ -31,6 +31,12 @@ type Config struct {
 	// Knowledge, if set, lets a run that finds nothing say when the
 	// knowledge base is empty and how to fill it (noanswer.go).
 	Knowledge KnowledgeBase
+	// Speculate grades the documents found for the question while the
+	// router is asked, so that a question the router sends to the
+	// documents needs one model round trip less; when it sends it
+	// elsewhere, those grading calls were spent for nothing
+	// (Usage.Discarded). See ahead.go.
+	Speculate bool
 }
 
 // Agent answers questions. It is safe for concurrent use: each Ask owns its
@@ -45,6 +51,7 @@ type Agent struct {
 	observer   Observer
 	now        func() time.Time
 	knowledge  KnowledgeBase
+	speculate  bool
 }
 
 // New checks cfg and the transition table and returns an Agent.
@@ -61,6 +68,7 @@ func New(cfg Config) (*Agent, error) {
 		observer:   cfg.Observer,
 		now:        cfg.Now,
 		knowledge:  cfg.Knowledge,
+		speculate:  cfg.Speculate,
 	}
 	if a.retrievers == nil {
 		a.retrievers = map[Route]Retriever{}
@@ -147,7 +155,9 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 	m := &meter{}
 	ctx = withMeter(ctx, m)
 	run := &run{Agent: a, emit: emit, meter: m}
-	if err := run.loop(ctx, s); err != nil {
+	err := run.loop(ctx, s)
+	run.dropAhead() // nothing of this run runs on after it, and its calls are counted
+	if err != nil {
 		return Result{}, err
 	}
 	s.Usage = m.total()
@@ -204,6 +214,10 @@ type run struct {
 	// modelErrors counts the model calls of this run that failed, for
 	// the observer. Only the run's goroutine touches it.
 	modelErrors int
+	// ahead is the search (and grading) started while the router is
+	// asked, until a node takes it or the run drops it (ahead.go). Only
+	// the run's goroutine touches the field.
+	ahead *ahead
 }
 
 // loop walks the transition table (graph.go) from its first step to end.

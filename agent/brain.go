@@ -41,6 +41,13 @@ type meter struct {
 	u  Usage
 }
 
+// add counts u into m.
+func (m *meter) add(u Usage) {
+	m.mu.Lock()
+	m.u.Add(u)
+	m.mu.Unlock()
+}
+
 func (m *meter) total() Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -58,8 +65,6 @@ func withMeter(ctx context.Context, m *meter) context.Context {
 // every method.
 func RecordUsage(ctx context.Context, u Usage) {
 	if m, ok := ctx.Value(meterKey{}).(*meter); ok {
-		m.mu.Lock()
-		m.u.Add(u)
-		m.mu.Unlock()
+		m.add(u)
 	}
 }

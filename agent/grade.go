@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"strconv"
-	"sync"
 
 	"github.com/switchboard/switchboard/internal/panics"
 )
@@ -77,8 +76,9 @@ func (r *run) fallback(s *State, from Step, why string) Step {
 }
 
 // gradeAll grades s.Docs concurrently with at most GradeWorkers calls in
-// flight. The documents the model could not grade are graded offline; a
-// server that failed takes the rest of the run offline (see think).
+// flight, or takes the grades made ahead of the route (ahead.go). The
+// documents the model could not grade are graded offline; a server that
+// failed takes the rest of the run offline (see think).
 func (r *run) gradeAll(ctx context.Context, s *State) error {
 	if len(s.Docs) == 0 {
 		return nil
@@ -87,30 +87,14 @@ func (r *run) gradeAll(ctx context.Context, s *State) error {
 	if !s.ModelOff {
 		brain = r.model
 	}
-	grades := make([]Grade, len(s.Docs))
-	errs := make([]error, len(s.Docs))
-	sem := make(chan struct{}, r.budgets.GradeWorkers)
-	var wg sync.WaitGroup
-	for i := range s.Docs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
-			}
-			// A panic on odd model output costs this grade, not the
-			// process: it is handled as the model's failure below.
-			errs[i] = panics.Catch(nil, "grade", func() (err error) {
-				grades[i], err = brain.Grade(ctx, s.Standalone, s.Docs[i].Document)
-				return err
-			})
-		}()
+	grades, errs := r.takeGrades(s)
+	if grades == nil {
+		docs := make([]Document, len(s.Docs))
+		for i, d := range s.Docs {
+			docs[i] = d.Document
+		}
+		grades, errs = r.gradeEach(ctx, brain, s.Standalone, docs)
 	}
-	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -131,4 +115,13 @@ func (r *run) gradeAll(ctx context.Context, s *State) error {
 		s.Docs[i].Relevant, s.Docs[i].Reason = grades[i].Relevant, grades[i].Reason
 	}
 	return nil
+}
+
+// gradeOne grades doc into g. A panic on odd model output costs this
+// grade, not the process: it is handled as the model's failure.
+func gradeOne(ctx context.Context, brain Brain, question string, doc Document, g *Grade) error {
+	return panics.Catch(nil, "grade", func() (err error) {
+		*g, err = brain.Grade(ctx, question, doc)
+		return err
+	})
 }

@@ -24,8 +24,16 @@ func (r *run) retrieve(ctx context.Context, s *State, route Route) (Step, error)
 	if ret == nil {
 		return "", fmt.Errorf("no %s retriever is configured", route)
 	}
-	docs, err := ret.Retrieve(ctx, Request{Query: s.Query, Question: s.Standalone, Scope: s.Scope, Limit: r.budgets.TopK,
-		Again: searchedBefore(s, route)})
+	again := searchedBefore(s, route)
+	var docs []Document
+	var ok bool
+	var err error
+	if route == RouteVector && !again {
+		docs, ok, err = r.takeAhead(ctx, s.Query) // searched while the router was asked
+	}
+	if !ok {
+		docs, err = ret.Retrieve(ctx, Request{Query: s.Query, Question: s.Standalone, Scope: s.Scope, Limit: r.budgets.TopK, Again: again})
+	}
 	if err != nil {
 		// The query is the asker's words: it stays out of errors, which
 		// are logged at error level.
@@ -37,24 +45,34 @@ func (r *run) retrieve(ctx context.Context, s *State, route Route) (Step, error)
 
 // received records a retrieval's documents for grading.
 func (r *run) received(s *State, route Route, docs []Document) {
-	seen := map[string]bool{}
 	s.Docs = s.Docs[:0]
+	for _, d := range r.unique(docs, route) {
+		s.Docs = append(s.Docs, GradedDocument{Document: d})
+	}
+	s.Attempts = append(s.Attempts, Attempt{Route: route, Query: s.Query, Found: len(s.Docs)})
+	r.emit(Event{Kind: EventRetrieved, Route: route, Query: s.Query, Total: len(s.Docs)})
+}
+
+// unique is what a retrieval hands to the grader: each document once, at
+// most TopK, each marked with the route that found it.
+func (r *run) unique(docs []Document, route Route) []Document {
+	seen := map[string]bool{}
+	var out []Document
 	for _, d := range docs {
 		key := d.ID
 		if key == "" {
 			key = d.Location + "\x00" + d.Content
 		}
-		if seen[key] || len(s.Docs) >= r.budgets.TopK {
+		if seen[key] || len(out) >= r.budgets.TopK {
 			continue
 		}
 		seen[key] = true
 		if d.Route == "" {
 			d.Route = route
 		}
-		s.Docs = append(s.Docs, GradedDocument{Document: d})
+		out = append(out, d)
 	}
-	s.Attempts = append(s.Attempts, Attempt{Route: route, Query: s.Query, Found: len(s.Docs)})
-	r.emit(Event{Kind: EventRetrieved, Route: route, Query: s.Query, Total: len(s.Docs)})
+	return out
 }
 
 // isNotConfigured reports whether err means the backend is not set up.

@@ -26,6 +26,7 @@ type RouteDecision struct {
 
 // route decides where the answer lives.
 func (r *run) route(ctx context.Context, s *State) (Step, error) {
+	r.startAhead(ctx, s)
 	var d RouteDecision
 	err := r.think(ctx, s, func(b Brain) (err error) {
 		d, err = b.Route(ctx, s.Standalone)
@@ -36,6 +37,9 @@ func (r *run) route(ctx context.Context, s *State) (Step, error) {
 	})
 	if err != nil {
 		return "", err
+	}
+	if d.Route != RouteVector {
+		r.dropAhead()
 	}
 	s.Route, s.RouteReason = d.Route, d.Reason
 	r.emit(Event{Kind: EventRouted, Step: StepRoute, Route: d.Route, Reason: d.Reason})

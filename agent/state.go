@@ -194,6 +194,10 @@ type Usage struct {
 	Calls            int `json:"calls"`
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// Discarded counts the calls begun to grade documents ahead of a
+	// route the router did not choose (Config.Speculate); those that
+	// finished are among Calls.
+	Discarded int `json:"discarded_calls,omitempty"`
 }
 
 // Add accumulates u2 into u.
@@ -201,6 +205,7 @@ func (u *Usage) Add(u2 Usage) {
 	u.Calls += u2.Calls
 	u.PromptTokens += u2.PromptTokens
 	u.CompletionTokens += u2.CompletionTokens
+	u.Discarded += u2.Discarded
 }
 
 // Result is what a finished run reports.
@@ -222,5 +227,9 @@ type Result struct {
 	Attempts      []Attempt  `json:"attempts,omitempty"`
 	LLMCalls      int        `json:"llm_calls"`
 	Tokens        int        `json:"tokens"`
-	Trace         []Step     `json:"trace"`
+	// DiscardedCalls counts the calls begun to grade documents ahead of a
+	// route the router did not choose (Config.Speculate), finished (and
+	// among LLMCalls) or cancelled.
+	DiscardedCalls int    `json:"discarded_calls,omitempty"`
+	Trace          []Step `json:"trace"`
 }

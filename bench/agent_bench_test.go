@@ -8,39 +8,71 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/llm"
 )
 
+// The agents the critical path compares: one grader at a time (every
+// call a round trip), the default (one grading wave), and speculative
+// grading (Config.Speculate), with the query embedded by the model's API
+// or locally (EMBEDDER=local, the default).
+var variants = []variant{
+	{name: "1 grader", graders: 1},
+	{name: "default"},
+	{name: "speculative", speculate: true},
+	{name: "speculative, local embeddings", speculate: true, localEmbeddings: true},
+}
+
 // criticalPath answers each scenario's question p.questions times, one at
-// a time, with one grader and with the default four, against a model
-// that answers after p.delay.
+// a time, with each variant, against a model that answers after p.delay
+// and embeds the documents and the queries (as EMBEDDER=openai does) after
+// p.delay too, so that the query's embedding is a round trip of its own.
 func criticalPath(tb testing.TB, p params) []CriticalPath {
-	kb := newDemoKB(tb)
 	url := startModel(tb, p.delay)
+	rec := newRecorder()
+	emb, err := llm.New(llm.Config{APIKey: "bench", BaseURL: url, ChatModel: "bench", EmbeddingModel: "bench-embed",
+		Timeout: time.Minute, MaxRetries: -1, HTTPClient: &http.Client{Transport: rec}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	apiKB := newDemoKBWith(tb, emb, "openai:bench-embed")
+	rec.take() // the ingest's embeddings
+	localKB := newDemoKB(tb)
 	var rows []CriticalPath
 	for _, sc := range scenarios {
 		var one float64
-		for _, graders := range []int{1, 4} {
-			rec := newRecorder()
-			a := newAgent(tb, kb, url, &http.Client{Transport: rec}, graders)
-			row := CriticalPath{Scenario: sc.name, Question: sc.question, Questions: p.questions, ModelDelayMS: ms(p.delay), Graders: graders}
+		for _, v := range variants {
+			kb := apiKB
+			if v.localEmbeddings {
+				kb = localKB
+			}
+			a := newAgent(tb, kb, url, &http.Client{Transport: rec}, v)
+			row := CriticalPath{Scenario: sc.name, Question: sc.question, Questions: p.questions, ModelDelayMS: ms(p.delay), Variant: v.name}
 			for range p.questions {
 				start := time.Now()
 				res, err := a.Ask(context.Background(), agent.Question{Text: sc.question}, nil)
 				wall := time.Since(start)
 				if err != nil {
-					tb.Fatalf("%s: %v", sc.name, err)
+					tb.Fatalf("%s, %s: %v", sc.name, v.name, err)
 				}
 				if res.Offline {
 					tb.Fatalf("%s: the run went offline: %s", sc.name, res.OfflineReason)
 				}
 				calls := rec.take()
-				row.ModelCalls += float64(len(calls))
+				for _, c := range calls {
+					if c.embedding {
+						row.Embeddings++
+					} else {
+						row.ModelCalls++
+					}
+				}
 				row.RoundTrips += float64(roundTrips(calls))
+				row.Discarded += float64(res.DiscardedCalls)
 				row.WallMS += ms(wall)
 			}
 			n := float64(p.questions)
-			row.ModelCalls, row.RoundTrips, row.WallMS = row.ModelCalls/n, row.RoundTrips/n, row.WallMS/n
-			if graders == 1 {
+			row.ModelCalls, row.Embeddings, row.RoundTrips, row.Discarded, row.WallMS =
+				row.ModelCalls/n, row.Embeddings/n, row.RoundTrips/n, row.Discarded/n, row.WallMS/n
+			if v.graders == 1 {
 				one = row.WallMS
 			}
 			row.Speedup = one / row.WallMS
@@ -62,7 +94,7 @@ func overhead(tb testing.TB, p params) []Overhead {
 		if engine == "offline" {
 			modelURL = ""
 		}
-		a := newAgent(tb, kb, modelURL, nil, 0)
+		a := newAgent(tb, kb, modelURL, nil, variant{})
 		for _, sc := range scenarios {
 			q := agent.Question{Text: sc.question}
 			warm, err := a.Ask(context.Background(), q, nil) // warms caches and connections
@@ -106,7 +138,7 @@ func BenchmarkCriticalPath(b *testing.B) {
 		rows := criticalPath(b, p)
 		collect(func(r *Report) { r.CriticalPath = rows })
 		for _, r := range rows {
-			if r.Graders == 4 {
+			if r.Variant == "default" {
 				b.ReportMetric(r.WallMS, "ms/q-"+metricName(r.Scenario))
 			}
 		}

@@ -14,8 +14,10 @@
 //  1. BenchmarkCriticalPath: the real agent against a fake OpenAI-compatible
 //     model that answers every request after 200 ms. For each route, the
 //     model calls a question makes, how many of them are sequential round
-//     trips on the critical path, and the wall time, with one grader and
-//     with the default four grading concurrently.
+//     trips on the critical path, and the wall time: with one grader, with
+//     the default (a retrieval's documents graded at once, the query's
+//     embedding, by the model's API, made while the router is asked), and
+//     with speculative grading, by the API and with local embeddings.
 //  2. BenchmarkOverhead: the same with a model that answers at once, and
 //     with the offline engine: the time and allocations per question spent
 //     in Switchboard itself. The fake model runs in a child process, so

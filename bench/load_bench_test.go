@@ -35,7 +35,7 @@ func loadQuestion(i int) string { return scenarios[i%4].question }
 // of 100, the rest of a 200-question burst is told to retry).
 func newDispatcher(tb testing.TB, p params, log *slog.Logger) (*bot.Dispatcher, Load) {
 	kb := newDemoKB(tb)
-	a := newAgent(tb, kb, startModel(tb, p.delay), nil, 0)
+	a := newAgent(tb, kb, startModel(tb, p.delay), nil, variant{})
 	d := bot.NewDispatcher(bot.Config{Agent: a, Workers: p.workers, Queue: p.load, Interval: time.Second, Timeout: 3 * time.Minute, Log: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	d.Start(ctx)

@@ -41,13 +41,20 @@ type CriticalPath struct {
 	Question     string  `json:"question"`
 	Questions    int     `json:"questions"`
 	ModelDelayMS float64 `json:"model_delay_ms"`
-	Graders      int     `json:"graders"` // agent.Budgets.GradeWorkers
-	ModelCalls   float64 `json:"model_calls"`
-	// RoundTrips is the longest chain of model requests of which each
-	// began after the previous one ended: the calls a question waits for
-	// one after another.
+	// Variant is the agent's configuration: "1 grader", "default" (every
+	// document of a retrieval graded at once) or "speculative"
+	// (SPECULATIVE_GRADING).
+	Variant    string  `json:"variant"`
+	ModelCalls float64 `json:"model_calls"` // chat requests
+	Embeddings float64 `json:"embeddings"`  // embedding requests (the queries')
+	// RoundTrips is the longest chain of model requests, chat and
+	// embedding, of which each began after the previous one ended: the
+	// requests a question waits for one after another.
 	RoundTrips float64 `json:"round_trips"`
-	WallMS     float64 `json:"wall_ms"`
+	// Discarded counts the chat requests begun to grade documents ahead
+	// of a route the router did not choose, finished or cancelled.
+	Discarded float64 `json:"discarded_calls"`
+	WallMS    float64 `json:"wall_ms"`
 	// Speedup is the wall time with one grader divided by this row's; 1
 	// for the one-grader row itself.
 	Speedup float64 `json:"speedup"`
@@ -175,9 +182,9 @@ func (r Report) WriteTable(w io.Writer) error {
 	}
 	if len(r.CriticalPath) > 0 {
 		fmt.Fprintf(tw, "\n1. Critical path: model answers after %.0f ms; per question\n", r.CriticalPath[0].ModelDelayMS)
-		row("scenario", "graders", "model calls", "round trips", "wall ms", "speed-up")
+		row("scenario", "agent", "model calls", "embeddings", "round trips", "discarded", "wall ms", "speed-up")
 		for _, c := range r.CriticalPath {
-			row(c.Scenario, c.Graders, f1(c.ModelCalls), f1(c.RoundTrips), f0(c.WallMS), fmt.Sprintf("%.2fx", c.Speedup))
+			row(c.Scenario, c.Variant, f1(c.ModelCalls), f1(c.Embeddings), f1(c.RoundTrips), f1(c.Discarded), f0(c.WallMS), fmt.Sprintf("%.2fx", c.Speedup))
 		}
 	}
 	if len(r.Overhead) > 0 {

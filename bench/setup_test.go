@@ -85,7 +85,7 @@ func modelReply(req openai.ChatCompletionRequest) (string, int) {
 			return `{"evidence":"","relevant":false}`, 0
 		}
 		// A relevant grade quotes the document, as llm.Brain requires.
-		return fmt.Sprintf(`{"evidence":%q,"relevant":true}`, firstLine(prompt)), 0
+		return fmt.Sprintf(`{"evidence":%q,"relevant":true}`, longestLine(prompt)), 0
 	case "rewrite":
 		// A new query each time: the prompt holds the previous one, which
 		// the llm client refuses to see again.
@@ -180,10 +180,14 @@ func startModel(tb testing.TB, delay time.Duration) string {
 }
 
 // interval is one model request, as the client saw it.
-type interval struct{ start, end time.Time }
+type interval struct {
+	start, end time.Time
+	embedding  bool // an embedding request, not a chat one
+	cancelled  bool // it failed: a grading done ahead that the route made pointless
+}
 
-// recorder is an http.RoundTripper that notes when each chat request
-// went out and when its answer came back.
+// recorder is an http.RoundTripper that notes when each chat or
+// embedding request went out and when its answer came back.
 type recorder struct {
 	base http.RoundTripper
 	mu   sync.Mutex
@@ -198,9 +202,9 @@ func newRecorder() *recorder {
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := r.base.RoundTrip(req)
-	if strings.HasSuffix(req.URL.Path, "/chat/completions") {
+	if chat, emb := strings.HasSuffix(req.URL.Path, "/chat/completions"), strings.HasSuffix(req.URL.Path, "/embeddings"); chat || emb {
 		r.mu.Lock()
-		r.got = append(r.got, interval{start, time.Now()})
+		r.got = append(r.got, interval{start, time.Now(), emb, err != nil})
 		r.mu.Unlock()
 	}
 	return resp, err
@@ -217,9 +221,10 @@ func (r *recorder) take() []interval {
 
 // roundTrips is the longest chain of requests of which each began after
 // the previous one ended: the largest set of pairwise disjoint intervals,
-// found greedily by earliest end. Requests in flight together count once.
+// found greedily by earliest end. Requests in flight together count once;
+// a request cancelled midway delayed nothing, and does not count.
 func roundTrips(calls []interval) int {
-	calls = slices.Clone(calls)
+	calls = slices.DeleteFunc(slices.Clone(calls), func(c interval) bool { return c.cancelled })
 	slices.SortFunc(calls, func(a, b interval) int { return a.end.Compare(b.end) })
 	n := 0
 	var last time.Time
@@ -240,6 +245,12 @@ type demoKB struct {
 }
 
 func newDemoKB(tb testing.TB) *demoKB {
+	return newDemoKBWith(tb, offline.NewEmbedder(384), "local-hash-384")
+}
+
+// newDemoKBWith is newDemoKB with the embedder emb, recorded in the store
+// as name.
+func newDemoKBWith(tb testing.TB, emb sqlite.Embedder, name string) *demoKB {
 	tb.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "bench.db"))
@@ -247,8 +258,7 @@ func newDemoKB(tb testing.TB) *demoKB {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	emb := offline.NewEmbedder(384)
-	p := &ingest.Pipeline{Store: sqlite.NewDocumentStore(db, "local-hash-384"), Embedder: emb}
+	p := &ingest.Pipeline{Store: sqlite.NewDocumentStore(db, name), Embedder: emb}
 	rep, err := p.IngestFS(ctx, examples.FS, examples.Prefix, examples.Docs())
 	if err == nil {
 		err = rep.Err()
@@ -286,12 +296,13 @@ func (webStub) Retrieve(_ context.Context, req agent.Request) ([]agent.Document,
 // newAgent wires the real agent over kb. With modelURL it asks the model
 // through llm.Brain (over hc when not nil); without, the offline engine
 // answers.
-func newAgent(tb testing.TB, kb *demoKB, modelURL string, hc *http.Client, graders int) *agent.Agent {
+func newAgent(tb testing.TB, kb *demoKB, modelURL string, hc *http.Client, v variant) *agent.Agent {
 	tb.Helper()
 	cfg := agent.Config{
 		Offline:    offline.New(kb.graph),
 		Retrievers: kb.retrievers,
-		Budgets:    agent.Budgets{GradeWorkers: graders},
+		Budgets:    agent.Budgets{GradeWorkers: v.graders},
+		Speculate:  v.speculate,
 	}
 	if modelURL != "" {
 		c, err := llm.New(llm.Config{APIKey: "bench", BaseURL: modelURL, ChatModel: "bench", Timeout: time.Minute, MaxRetries: -1, HTTPClient: hc})
@@ -305,6 +316,14 @@ func newAgent(tb testing.TB, kb *demoKB, modelURL string, hc *http.Client, grade
 		tb.Fatal(err)
 	}
 	return a
+}
+
+// variant is how the agent under measure is configured.
+type variant struct {
+	name            string
+	graders         int // agent.Budgets.GradeWorkers; 0: the default, every document of a retrieval at once
+	speculate       bool
+	localEmbeddings bool // the knowledge base embeds locally, not through the model's API
 }
 
 // ms is d in milliseconds.
@@ -321,15 +340,18 @@ func pct(ds []time.Duration, p float64) time.Duration {
 	return ds[min(max(i, 0), len(ds)-1)]
 }
 
-// firstLine is the first line of the text of the document in a grade
-// prompt, which the fake model quotes as its evidence.
-func firstLine(prompt string) string {
-	_, doc, _ := strings.Cut(prompt, "<document")
+// longestLine is the longest line of the text of the document in a grade
+// prompt, which the fake model quotes as its evidence (its first line may
+// be a title of the question's own words, which the grader does not take).
+func longestLine(prompt string) string {
+	_, doc, _ := strings.Cut(prompt, "<document n=")
 	_, body, _ := strings.Cut(doc, ">\n")
+	body, _, _ = strings.Cut(body, "</document>")
+	best := ""
 	for _, line := range strings.Split(body, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			return line
+		if line = strings.TrimSpace(line); len(line) > len(best) {
+			best = line
 		}
 	}
-	return ""
+	return best
 }
