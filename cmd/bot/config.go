@@ -72,12 +72,16 @@ type Config struct {
 	EditInterval       time.Duration `env:"EDIT_INTERVAL" default:"1s" help:"Least time between two progress edits of one chat message"`
 	AnswerTimeout      time.Duration `env:"ANSWER_TIMEOUT" default:"3m" help:"Longest time one answer may take"`
 	ShutdownTimeout    time.Duration `env:"SHUTDOWN_TIMEOUT" default:"60s" help:"On SIGTERM, how long answers in flight may take to finish"`
+	ThreadRetention    time.Duration `env:"THREAD_RETENTION" default:"2160h" help:"bot serve deletes conversation threads idle longer than this (2160h: 90 days), checking every RETENTION_INTERVAL; 0: keep them"`
+	EventRetention     time.Duration `env:"EVENT_RETENTION" default:"48h" help:"bot serve forgets the chat deliveries it remembers to answer each question once (PostgreSQL) after this; platforms stop retrying within hours; 0: keep them"`
+	RetentionInterval  time.Duration `env:"RETENTION_INTERVAL" default:"1h" help:"How often bot serve prunes threads and deliveries, starting when it starts"`
 
-	MaxQuestionChars int `env:"MAX_QUESTION_CHARS" default:"4000" help:"Longer questions are refused with a clear message"`
-	MaxAnswerChars   int `env:"MAX_ANSWER_CHARS" default:"6000" help:"Longer answers are cut at a paragraph and end with \"… (answer shortened)\"; 0: no limit"`
-	UserRate         int `env:"RATE_LIMIT_USER_PER_MIN" default:"10" help:"Questions one person may ask per minute (a burst of this many, then one every 60/N s); over it they are told when to retry; 0: no limit"`
-	ChannelRate      int `env:"RATE_LIMIT_CHANNEL_PER_MIN" default:"60" help:"Questions one channel may ask per minute, all people together; 0: no limit"`
-	DailyTokens      int `env:"DAILY_TOKEN_BUDGET" default:"0" help:"Model tokens one workspace or guild may use per UTC day; over it, answers use the offline engine and say when the budget renews; 0: no limit"`
+	MaxQuestionChars int  `env:"MAX_QUESTION_CHARS" default:"4000" help:"Longer questions are refused with a clear message"`
+	MaxAnswerChars   int  `env:"MAX_ANSWER_CHARS" default:"6000" help:"Longer answers are cut at a paragraph and end with \"… (answer shortened)\"; 0: no limit"`
+	Speculate        bool `env:"SPECULATIVE_GRADING" default:"false" help:"Grade the documents found for a question while the router decides: one model round trip less for document questions, grading calls spent for nothing on the others (counted as discarded)"`
+	UserRate         int  `env:"RATE_LIMIT_USER_PER_MIN" default:"10" help:"Questions one person may ask per minute (a burst of this many, then one every 60/N s); over it they are told when to retry; 0: no limit"`
+	ChannelRate      int  `env:"RATE_LIMIT_CHANNEL_PER_MIN" default:"60" help:"Questions one channel may ask per minute, all people together; 0: no limit"`
+	DailyTokens      int  `env:"DAILY_TOKEN_BUDGET" default:"0" help:"Model tokens one workspace or guild may use per UTC day; over it, answers use the offline engine and say when the budget renews; 0: no limit"`
 
 	LogLevel     string `env:"LOG_LEVEL" default:"info" help:"debug, info, warn or error"`
 	LogFormat    string `env:"LOG_FORMAT" default:"auto" help:"json, text, or auto: text when stderr is a terminal, else JSON"`
@@ -186,6 +190,14 @@ func (c *Config) validate() error {
 		"RATE_LIMIT_CHANNEL_PER_MIN": c.ChannelRate, "DAILY_TOKEN_BUDGET": c.DailyTokens} {
 		if n < 0 {
 			return &configError{name, "must not be negative (0 turns it off)"}
+		}
+	}
+	if c.RetentionInterval <= 0 {
+		return &configError{"RETENTION_INTERVAL", "must be positive"}
+	}
+	for name, d := range map[string]time.Duration{"THREAD_RETENTION": c.ThreadRetention, "EVENT_RETENTION": c.EventRetention} {
+		if d < 0 {
+			return &configError{name, "must not be negative (0 keeps them)"}
 		}
 	}
 	if c.CircuitCooldown <= 0 {

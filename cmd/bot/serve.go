@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/discord"
 	"github.com/switchboard/switchboard/bot/slack"
+	"github.com/switchboard/switchboard/retention"
 )
 
 // serve answers questions from Slack and Discord until SIGTERM/SIGINT.
@@ -37,6 +38,7 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	defer abandon()
 	s.abandon = abandon
 	s.startDispatcher(work)
+	defer s.startRetention(ctx)() // stopped and waited for before the stores close
 	s.routes()
 	// Channel ingests asked for in chat stop at the signal (the next one
 	// resumes them); serve waits for them before the stores close.
@@ -83,6 +85,22 @@ func (s *server) startDispatcher(work context.Context) {
 	})
 	s.d.Start(work)
 	s.app.Metrics.QueueDepth(s.d.Queued)
+}
+
+// startRetention prunes the threads and deliveries kept too long, at once
+// and then every RETENTION_INTERVAL, until ctx ends; the returned stop
+// ends it and waits for it.
+func (s *server) startRetention(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		retention.Schedule{Jobs: s.app.Retention, Every: s.app.Config.RetentionInterval, Log: s.app.Log}.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // routes adds the health checks and the metrics; the platforms add their

@@ -8,12 +8,15 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot/discord/discordtest"
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
+	"github.com/switchboard/switchboard/sqlite"
 )
 
 // startServe runs `bot serve` with env until the test ends and returns the
@@ -199,4 +202,31 @@ func TestServeKeepsServerErrorsPrivate(t *testing.T) {
 			t.Errorf("the asker was not told %q privately:\n%s", want, joined)
 		}
 	}
+}
+
+// TestServePrunesIdleThreads: `bot serve` deletes the threads idle longer
+// than THREAD_RETENTION when it starts (and every RETENTION_INTERVAL).
+func TestServePrunesIdleThreads(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "switchboard.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	threads := sqlite.NewCheckpointer(db)
+	thread := agent.Thread{ID: "slack:T1:C1:1.0", Turns: []agent.Turn{{Question: "q", Answer: "a", At: time.Now()}}}
+	if err := threads.Save(ctx, thread); err != nil {
+		t.Fatal(err)
+	}
+	fake := slacktest.NewServer()
+	defer fake.Close()
+	startServe(t, map[string]string{
+		"SWITCHBOARD_DATA_DIR": dir, "THREAD_RETENTION": "1ns", "RETENTION_INTERVAL": "1h",
+		"SLACK_BOT_TOKEN": fake.BotToken, "SLACK_SIGNING_SECRET": fake.SigningSecret, "SLACK_API_URL": fake.APIURL(),
+	})
+	slacktest.Wait(t, 30*time.Second, "the idle thread pruned", func() bool {
+		th, err := threads.Load(ctx, thread.ID)
+		return err == nil && len(th.Turns) == 0
+	})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/neo4j"
 	"github.com/switchboard/switchboard/postgres"
+	"github.com/switchboard/switchboard/retention"
 	"github.com/switchboard/switchboard/sqlite"
 	"github.com/switchboard/switchboard/tavily"
 )
@@ -57,6 +58,9 @@ type App struct {
 	Cursors chat.Cursors
 	// Metrics are served at /metrics by `bot serve`.
 	Metrics *metrics.Metrics
+	// Retention is what `bot serve` prunes on a schedule: the threads,
+	// and in PostgreSQL the remembered chat deliveries.
+	Retention []retention.Job
 
 	demo *demoGuard // removes the demo before the user's first write; see demo.go
 
@@ -165,7 +169,9 @@ func (app *App) openDocuments(ctx context.Context, w *wiring) error {
 		vector := sqlite.NewRetriever(db, app.Embedder)
 		vector.Logger = app.Log
 		w.retrievers[agent.RouteVector] = vector
-		w.threads = sqlite.NewCheckpointer(db)
+		threads := sqlite.NewCheckpointer(db)
+		w.threads = threads
+		app.Retention = []retention.Job{{Name: "threads", Keep: cfg.ThreadRetention, From: threads}}
 		app.Feedback = sqlite.NewFeedback(db)
 		app.Backends = append(app.Backends, "documents and threads: SQLite "+cfg.DBPath())
 		return nil
@@ -184,8 +190,11 @@ func (app *App) openDocuments(ctx context.Context, w *wiring) error {
 	app.Docs = postgres.NewDocumentStore(db)
 	app.Cursors = postgres.NewCursors(db)
 	w.retrievers[agent.RouteVector] = postgres.NewRetriever(db, app.Embedder)
-	w.threads = postgres.NewCheckpointer(db)
-	app.Dedupe = postgres.NewEvents(db) // shared by the replicas
+	threads, events := postgres.NewCheckpointer(db), postgres.NewEvents(db)
+	w.threads = threads
+	app.Dedupe = events // shared by the replicas
+	app.Retention = []retention.Job{{Name: "threads", Keep: cfg.ThreadRetention, From: threads},
+		{Name: "chat deliveries", Keep: cfg.EventRetention, From: events}}
 	app.Feedback = postgres.NewFeedback(db)
 	app.pings = append(app.pings, named("database", db.Ping))
 	app.Backends = append(app.Backends, "documents and threads: PostgreSQL")
@@ -272,6 +281,7 @@ func (app *App) openAgent(_ context.Context, w *wiring) error {
 		Budgets:      agent.Budgets{MaxQuestionChars: app.Config.MaxQuestionChars, MaxAnswerChars: app.Config.MaxAnswerChars},
 		Observer:     app.observer,
 		Knowledge:    app.Docs,
+		Speculate:    app.Config.Speculate,
 	}
 	if app.Model != nil {
 		acfg.Model = llm.NewBrain(app.Model)

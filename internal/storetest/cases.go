@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/kb"
+	"github.com/switchboard/switchboard/retention"
 )
 
 // TestStore runs every check on stores that open returns, a new, empty
@@ -33,6 +34,7 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 		{"FusionFavoursAgreement", testFusion},
 		{"RetrieveRespectsScope", testScope},
 		{"CheckpointerRoundTripAndPrune", testCheckpointer},
+		{"RetentionPrunesThreadsOnSchedule", testRetention},
 		{"CheckEmbedding", testCheckEmbedding},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -542,4 +544,46 @@ func testCheckEmbedding(t *testing.T, s Store) {
 	if mm, ok := s.AsMismatch(err); !ok || mm.StoredName != "bow" || mm.Name != "other" {
 		t.Fatalf("upsert by another embedder = %v, want mismatch bow vs other", err)
 	}
+}
+
+// testRetention runs the retention schedule over the store's threads, as
+// `bot serve` does: a first run at once, then one per tick, each pruning
+// the threads idle longer than they are kept, until the schedule stops.
+func testRetention(t *testing.T, s Store) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	*s.Now = func() time.Time { return now }
+	for _, id := range []string{"old", "recent"} {
+		if err := s.Checkpointer.Save(ctx, agent.Thread{ID: id, Turns: []agent.Turn{{Question: "q", Answer: "a", At: now}}}); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(20 * 24 * time.Hour)
+	}
+	// now is 40 days after "old" was saved and 20 after "recent".
+	tick, runs := make(chan time.Time), make(chan map[string]int)
+	sched := retention.Schedule{
+		Jobs: []retention.Job{{Name: "threads", Keep: 30 * 24 * time.Hour, From: s.Checkpointer}},
+		Tick: tick, Now: func() time.Time { return now },
+		Done: func(pruned map[string]int) { runs <- pruned },
+	}
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); sched.Run(ctx) }()
+
+	if got := <-runs; got["threads"] != 1 {
+		t.Errorf("first run pruned %v, want the one thread idle 40 days", got)
+	}
+	if th, _ := s.Checkpointer.Load(ctx, "recent"); len(th.Turns) != 1 {
+		t.Error("the thread idle 20 days was pruned")
+	}
+	now = now.Add(15 * 24 * time.Hour) // "recent" is now idle 35 days
+	tick <- now
+	if got := <-runs; got["threads"] != 1 {
+		t.Errorf("second run pruned %v, want the thread idle 35 days", got)
+	}
+	if th, _ := s.Checkpointer.Load(ctx, "recent"); len(th.Turns) != 0 {
+		t.Error("the thread idle 35 days survived")
+	}
+	cancel()
+	<-stopped // the schedule ends with its context
 }
