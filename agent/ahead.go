@@ -13,14 +13,15 @@ import (
 // with an embedding API, is one more round trip that no longer follows
 // the router's), and with Config.Speculate it grades what it found too.
 // When the router chooses the documents, the vector and grade nodes take
-// what is ready instead of asking again: a vector question then takes
-// three sequential model round trips (route ‖ grade, generate, check)
-// instead of four. When it chooses another route, the search is dropped
-// and its grading calls are counted as discarded (Usage.Discarded).
+// what is ready instead of asking again: a vector question waits for four
+// round trips (route ‖ search, grade, generate, check), and with
+// Speculate and a local embedder for three (route ‖ grade, generate,
+// check). When it chooses another route, the work is cancelled and the
+// grading calls begun are counted as discarded (Usage.Discarded).
 
 // ahead is the work a run does while its router thinks. It belongs to the
 // run: started by the route node, taken by the vector and grade nodes,
-// and stopped by drop, which the run calls before it returns.
+// and stopped by dropAhead, which the run calls before it returns.
 type ahead struct {
 	query  string
 	cancel context.CancelFunc
@@ -31,7 +32,7 @@ type ahead struct {
 	docs    []Document
 	err     error
 	graders atomic.Int32 // grading calls begun ahead, finished or not
-	graded  bool         // grades and gradeErrs hold a grade of each of docs
+	graded  bool         // grades and errs hold a grade of each of docs
 	grades  []Grade
 	errs    []error
 }
