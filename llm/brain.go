@@ -132,7 +132,7 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 // enum. A small model picks among the bare names badly: Qwen2.5 1.5B sent
 // all 8 document questions of a sample of eval/fresh-demo.jsonl to the
 // graph with the names and their descriptions, and all 8 to the documents
-// with these words (10 of 15 right in all, against 7).
+// with these words (10 of 15 right in all, against at most 7).
 var routeKinds = []struct {
 	kind  string
 	route agent.Route
