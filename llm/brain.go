@@ -51,11 +51,7 @@ var (
 	// The router names the kind of knowledge in words (routeKinds), after
 	// saying what the question asks for.
 	routeSchema = func() json.RawMessage {
-		kinds := make([]string, len(routeKinds))
-		for i, k := range routeKinds {
-			kinds[i] = k.kind
-		}
-		enum, err := json.Marshal(kinds)
+		enum, err := json.Marshal(kindNames())
 		if err != nil {
 			panic(err)
 		}
@@ -143,6 +139,15 @@ var routeKinds = []struct {
 	{"arithmetic, definitions, general knowledge or small talk", agent.RouteDirect},
 }
 
+// kindNames are the routeKinds' words, in order.
+func kindNames() []string {
+	out := make([]string, len(routeKinds))
+	for i, k := range routeKinds {
+		out[i] = k.kind
+	}
+	return out
+}
+
 // routeOf reads the router's choice: one of routeKinds, or a route's own
 // name, which a model that knows the routes may reply instead.
 func routeOf(s string) agent.Route {
@@ -197,13 +202,7 @@ func contentWordsUpTo(s string, limit int) []string {
 
 // routePromptTexts are the texts of the route prompt and schema a model
 // might copy into its reason (promptTexts), and each route kind.
-var routePromptTexts = func() map[string]bool {
-	kinds := make([]string, len(routeKinds))
-	for i, k := range routeKinds {
-		kinds[i] = k.kind
-	}
-	return promptTexts("route", routeSchema, kinds...)
-}()
+var routePromptTexts = promptTexts("route", routeSchema, kindNames()...)
 
 // checkPromptTexts are those of the check prompt, whose example of what an
 // answer misses ("whether jury duty is paid leave") a small model copies
