@@ -60,6 +60,7 @@ type harness struct {
 	vector  *fakeRetriever
 	web     *fakeRetriever
 	threads *agent.MemoryCheckpointer
+	config  agent.Config // what agent was built from
 }
 
 // setup builds an agent on a scripted model, whose judgements the test
@@ -77,7 +78,8 @@ func setup(t *testing.T, vector, graph, web *fakeRetriever) *harness {
 	if web != nil {
 		rs[agent.RouteWeb] = web
 	}
-	a, err := agent.New(agent.Config{Model: h.model, Offline: offline.New(nil), Retrievers: rs, Checkpointer: h.threads})
+	h.config = agent.Config{Model: h.model, Offline: offline.New(nil), Retrievers: rs, Checkpointer: h.threads}
+	a, err := agent.New(h.config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,12 +29,13 @@ type ahead struct {
 	meter  *meter // the model calls made ahead, added to the run's when taken or dropped
 
 	// Set by the goroutine before done closes.
-	docs    []Document
-	err     error
-	graders atomic.Int32 // grading calls begun ahead, finished or not
-	graded  bool         // grades and errs hold a grade of each of docs
-	grades  []Grade
-	errs    []error
+	docs       []Document
+	err        error
+	graders    atomic.Int32 // grading calls begun ahead, finished or not
+	graded     bool         // grades and errs hold a grade of each of gradedDocs
+	gradedDocs []Document   // docs as the vector node takes them (unique)
+	grades     []Grade
+	errs       []error
 }
 
 // startAhead starts the search (and, with Speculate, the grading) that
@@ -58,8 +59,8 @@ func (r *run) startAhead(ctx context.Context, s *State) {
 		if err != nil || !r.speculate || actx.Err() != nil {
 			return
 		}
-		docs = r.unique(docs, RouteVector)
-		a.grades, a.errs = r.gradeEach(actx, countedGrades{r.model, &a.graders}, question, docs)
+		a.gradedDocs = r.unique(docs, RouteVector)
+		a.grades, a.errs = r.gradeEach(actx, countedGrades{r.model, &a.graders}, question, a.gradedDocs)
 		a.graded = actx.Err() == nil
 	}()
 }
@@ -96,7 +97,7 @@ func (r *run) takeGrades(s *State) ([]Grade, []error) {
 	if a == nil {
 		return nil, nil
 	}
-	if !a.graded || s.ModelOff || len(a.grades) != len(s.Docs) || !sameDocs(r.unique(a.docs, RouteVector), s.Docs) {
+	if !a.graded || s.ModelOff || !sameDocs(a.gradedDocs, s.Docs) {
 		r.dropAhead()
 		return nil, nil
 	}

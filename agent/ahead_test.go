@@ -15,12 +15,8 @@ import (
 func speculating(t *testing.T, vector, graph *fakeRetriever) *harness {
 	t.Helper()
 	h := setup(t, vector, graph, nil)
-	rs := map[agent.Route]agent.Retriever{agent.RouteVector: vector}
-	if graph != nil {
-		rs[agent.RouteGraph] = graph
-	}
-	a, err := agent.New(agent.Config{Model: h.model, Offline: offline.New(nil), Retrievers: rs,
-		Checkpointer: h.threads, Speculate: true})
+	h.config.Speculate = true
+	a, err := agent.New(h.config)
 	if err != nil {
 		t.Fatal(err)
 	}
