@@ -219,7 +219,8 @@ func TestGroundedFirstTime(t *testing.T) {
 	if res.Tokens == 0 {
 		t.Error("tokens not counted")
 	}
-	want := []agent.EventKind{agent.EventRouted, agent.EventRetrieved, agent.EventGraded, agent.EventGenerating, agent.EventChecking, agent.EventDone}
+	// The draft is shown while it is checked: llmtest streams it.
+	want := []agent.EventKind{agent.EventRouted, agent.EventRetrieved, agent.EventGraded, agent.EventGenerating, agent.EventDrafting, agent.EventChecking, agent.EventDone}
 	if !slices.Equal(h.kinds(), want) {
 		t.Errorf("events = %v, want %v", h.kinds(), want)
 	}

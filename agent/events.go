@@ -12,6 +12,7 @@ const (
 	EventRewriting    EventKind = "rewriting"    // Attempt of Max, Query: the new query, Route: where it searches; Reason: why, when the rewrite switched route
 	EventWebFallback  EventKind = "web_fallback" // Reason
 	EventGenerating   EventKind = "generating"   // Total sources
+	EventDrafting     EventKind = "drafting"     // Text: the draft so far, not yet checked; Attempt: regenerations before it
 	EventChecking     EventKind = "checking"
 	EventRegenerating EventKind = "regenerating" // Attempt of Max, Reason: why ("unsupported: …", "the answer does not say …")
 	EventDegraded     EventKind = "degraded"     // Reason: why the run went offline
@@ -31,8 +32,11 @@ type Event struct {
 	Total   int
 	Attempt int
 	Max     int
-	Result  *Result
-	Err     error
+	// Text is a draft of the answer (EventDrafting), its citations
+	// numbered as the finished answer's sources will be.
+	Text   string
+	Result *Result
+	Err    error
 	// Detail is for the asker alone and the log, never a public message:
 	// a server's error, a setting's name. Reason is what anyone may read.
 	Detail string

@@ -30,6 +30,11 @@ type GenerateRequest struct {
 	History     []Turn     // the thread's earlier turns, oldest first
 	Docs        []Document // the relevant documents, numbered from 1 as cited
 	Unsupported []string   // what the previous draft got wrong; nil for a first draft
+	// OnText, when set, may be called with the draft so far each time it
+	// grows, on the caller's goroutine, while Generate writes it: a
+	// generator that streams its reply shows it being written. The text
+	// is the reply as it would be returned were it to end there.
+	OnText func(soFar string)
 }
 
 // generate writes the answer from the documents graded relevant, and only
@@ -61,6 +66,8 @@ func (r *run) generate(ctx context.Context, s *State) (Step, error) {
 	// documents that were found, rather than the run ending in no answer.
 	last := s.Regenerations >= r.budgets.MaxRegenerations && s.Draft == "" && s.PartialDraft == ""
 	model := !s.ModelOff // think asks the model first, unless it is off
+	d := drafts{run: r, relevant: s.Relevant, attempt: s.Regenerations}
+	req.OnText = d.grew
 	var answer string
 	err := r.think(ctx, s, func(b Brain) (err error) {
 		answer, err = b.Generate(ctx, req)
@@ -74,7 +81,51 @@ func (r *run) generate(ctx context.Context, s *State) (Step, error) {
 		return "", err
 	}
 	s.Answer = strings.TrimSpace(answer)
+	d.show(s.Answer) // the whole draft, which the check is about to read
 	return StepCheck, nil
+}
+
+// draftStep is how much a streamed draft grows between two of its
+// EventDrafting: the chat edits are throttled anyway, and each event
+// renumbers the citations of the whole draft so far.
+const draftStep = 32
+
+// openCitation is a citation at the end of a draft that is not closed yet.
+var openCitation = regexp.MustCompile(`\[[\d, ]*$`)
+
+// drafts turns a draft being written into EventDrafting: only once it is
+// an answer (substantive), every draftStep bytes, with its citations
+// numbered as the sources will be (foldCitations), so that a [2] seen
+// while it is written is the [2] of the finished answer.
+type drafts struct {
+	run      *run
+	relevant []Document
+	attempt  int
+	shown    string
+	grown    int // length of the text last shown
+}
+
+func (d *drafts) grew(soFar string) {
+	if len(soFar) < d.grown+draftStep {
+		return
+	}
+	d.grown = len(soFar)
+	d.show(soFar)
+}
+
+func (d *drafts) show(draft string) {
+	// A citation still being written ("[2") would be shown unrenumbered,
+	// then renumbered once closed: it waits until it is.
+	draft = strings.TrimSpace(openCitation.ReplaceAllString(draft, ""))
+	if !substantive(draft) {
+		return
+	}
+	text, _ := foldCitations(draft, d.relevant)
+	if text == d.shown {
+		return
+	}
+	d.shown = text
+	d.run.emit(Event{Kind: EventDrafting, Step: StepGenerate, Attempt: d.attempt, Text: text})
 }
 
 // errNoDraft is the model's reply when none of its drafts was an answer.

@@ -49,8 +49,14 @@ func criticalPath(tb testing.TB, p params) []CriticalPath {
 			row := CriticalPath{Scenario: sc.name, Question: sc.question, Questions: p.questions, ModelDelayMS: ms(p.delay), Variant: v.name}
 			for range p.questions {
 				start := time.Now()
-				res, err := a.Ask(context.Background(), agent.Question{Text: sc.question}, nil)
+				var first time.Duration
+				res, err := a.Ask(context.Background(), agent.Question{Text: sc.question}, func(e agent.Event) {
+					if e.Kind == agent.EventDrafting && first == 0 {
+						first = time.Since(start)
+					}
+				})
 				wall := time.Since(start)
+				row.FirstWordsMS += ms(first)
 				if err != nil {
 					tb.Fatalf("%s, %s: %v", sc.name, v.name, err)
 				}
@@ -70,8 +76,8 @@ func criticalPath(tb testing.TB, p params) []CriticalPath {
 				row.WallMS += ms(wall)
 			}
 			n := float64(p.questions)
-			row.ModelCalls, row.Embeddings, row.RoundTrips, row.Discarded, row.WallMS =
-				row.ModelCalls/n, row.Embeddings/n, row.RoundTrips/n, row.Discarded/n, row.WallMS/n
+			row.ModelCalls, row.Embeddings, row.RoundTrips, row.Discarded, row.FirstWordsMS, row.WallMS =
+				row.ModelCalls/n, row.Embeddings/n, row.RoundTrips/n, row.Discarded/n, row.FirstWordsMS/n, row.WallMS/n
 			if v.graders == 1 {
 				one = row.WallMS
 			}

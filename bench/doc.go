@@ -17,7 +17,10 @@
 //     trips on the critical path, and the wall time: with one grader, with
 //     the default (a retrieval's documents graded at once, the query's
 //     embedding, by the model's API, made while the router is asked), and
-//     with speculative grading, by the API and with local embeddings.
+//     with speculative grading, by the API and with local embeddings; and
+//     when the answer's first words could be shown. The answer is
+//     streamed: its first words come a quarter of the way into the
+//     request, the last at its end (llmtest).
 //  2. BenchmarkOverhead: the same with a model that answers at once, and
 //     with the offline engine: the time and allocations per question spent
 //     in Switchboard itself. The fake model runs in a child process, so

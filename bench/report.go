@@ -54,7 +54,11 @@ type CriticalPath struct {
 	// Discarded counts the chat requests begun to grade documents ahead
 	// of a route the router did not choose, finished or cancelled.
 	Discarded float64 `json:"discarded_calls"`
-	WallMS    float64 `json:"wall_ms"`
+	// FirstWordsMS is when the first words of the answer could be shown
+	// (the first agent.EventDrafting), from the question; 0 for a path
+	// with no draft (a direct answer is not streamed).
+	FirstWordsMS float64 `json:"first_words_ms"`
+	WallMS       float64 `json:"wall_ms"`
 	// Speedup is the wall time with one grader divided by this row's; 1
 	// for the one-grader row itself.
 	Speedup float64 `json:"speedup"`
@@ -182,9 +186,13 @@ func (r Report) WriteTable(w io.Writer) error {
 	}
 	if len(r.CriticalPath) > 0 {
 		fmt.Fprintf(tw, "\n1. Critical path: model answers after %.0f ms; per question\n", r.CriticalPath[0].ModelDelayMS)
-		row("scenario", "agent", "model calls", "embeddings", "round trips", "discarded", "wall ms", "speed-up")
+		row("scenario", "agent", "model calls", "embeddings", "round trips", "discarded", "first words ms", "wall ms", "speed-up")
 		for _, c := range r.CriticalPath {
-			row(c.Scenario, c.Variant, f1(c.ModelCalls), f1(c.Embeddings), f1(c.RoundTrips), f1(c.Discarded), f0(c.WallMS), fmt.Sprintf("%.2fx", c.Speedup))
+			first := "–"
+			if c.FirstWordsMS > 0 {
+				first = f0(c.FirstWordsMS)
+			}
+			row(c.Scenario, c.Variant, f1(c.ModelCalls), f1(c.Embeddings), f1(c.RoundTrips), f1(c.Discarded), first, f0(c.WallMS), fmt.Sprintf("%.2fx", c.Speedup))
 		}
 	}
 	if len(r.Overhead) > 0 {

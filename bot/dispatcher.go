@@ -464,8 +464,17 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 			details = append(details, e.Detail)
 			log.Warn("run detail for the asker", "event", e.Kind, "detail", e.Detail)
 		}
-		if line, ok := Progress(e); ok && ed != nil && line != v.Progress {
-			v.Progress = line
+		if ed == nil {
+			return
+		}
+		changed := false
+		if line, ok := Progress(e); ok && line != v.Progress {
+			v.Progress, changed = line, true
+		}
+		if draft := Draft(e, v.Draft); draft != v.Draft {
+			v.Draft, changed = draft, true
+		}
+		if changed {
 			ed.show(v)
 		}
 	}
@@ -488,7 +497,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	// The asker must hear the outcome even if the run's own time ran out.
 	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer fcancel()
-	v.Done = true
+	v.Done, v.Draft = true, ""
 	if err != nil {
 		log.Error("answer failed", "err", err)
 		v.Failed = FailedMessage

@@ -49,6 +49,10 @@ type View struct {
 	AnswerID string // identifies the answer for feedback buttons
 	Question string // as asked
 	Progress string // the latest progress line (see Progress), while not Done
+	// Draft is the answer being written or checked, while not Done: not
+	// yet checked against the sources, and shown as such (see DraftNote).
+	// "" until the generator writes, and again once a draft is rejected.
+	Draft string
 	Done     bool
 	Result   *agent.Result // set when Done and the run succeeded
 	Failed   string        // set when Done and the run failed: a short public line

@@ -68,6 +68,23 @@ func Progress(e agent.Event) (string, bool) {
 	return "", false
 }
 
+// DraftNote marks a draft shown while the answer is written and checked:
+// it may yet be rewritten, and it has no badge.
+const DraftNote = "Draft — not yet checked against the sources"
+
+// Draft returns the draft to show after e, given the one shown (see
+// View.Draft): the new draft of an EventDrafting; none once the draft is
+// being rewritten, since the check found it wanting; else the one shown.
+func Draft(e agent.Event, shown string) string {
+	switch e.Kind {
+	case agent.EventDrafting:
+		return e.Text
+	case agent.EventRegenerating:
+		return ""
+	}
+	return shown
+}
+
 func plural(n int) string {
 	if n == 1 {
 		return ""

@@ -28,7 +28,7 @@ func WriteText(w io.Writer, s Summary, outcomes []Outcome) error {
 	fmt.Fprintf(tw, "Confidently wrong\t%d\thigh badge on a wrong answer, or high/medium on an answer where none exists\n", s.ConfidentlyWrong)
 	fmt.Fprintf(tw, "Model calls\t%.1f per question, %.0f tokens\t%d of %d answers offline\n",
 		s.MeanLLMCalls, s.MeanTokens, s.Offline, s.Cases-s.Errors)
-	fmt.Fprintf(tw, "Latency\tp50 %s · p95 %s\n", s.LatencyP50, s.LatencyP95)
+	fmt.Fprintf(tw, "Latency\tp50 %s · p95 %s\tfirst words of the answer: p50 %s · p95 %s\n", s.LatencyP50, s.LatencyP95, s.FirstWordsP50, s.FirstWordsP95)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -35,6 +35,9 @@ type Outcome struct {
 	Result  agent.Result // zero when Err is set
 	Err     error        // the question (or a thread turn) failed
 	Latency time.Duration
+	// FirstWords is when the first draft of the answer could be shown
+	// (agent.EventDrafting), from the question; 0 when none was.
+	FirstWords time.Duration
 
 	RouteScored, RouteOK   bool
 	AnswerScored, AnswerOK bool
@@ -127,7 +130,11 @@ func runCase(ctx context.Context, a Asker, c Case, thread string, timeout time.D
 		}
 	}
 	start := time.Now()
-	o.Result, o.Err = a.Ask(ctx, q, nil)
+	o.Result, o.Err = a.Ask(ctx, q, func(e agent.Event) {
+		if e.Kind == agent.EventDrafting && o.FirstWords == 0 {
+			o.FirstWords = time.Since(start)
+		}
+	})
 	o.Latency = time.Since(start)
 	return score(o)
 }

@@ -115,7 +115,11 @@ type Summary struct {
 	MeanTokens   float64 `json:"mean_tokens"`
 	LatencyP50   Millis  `json:"latency_p50_ms"`
 	LatencyP95   Millis  `json:"latency_p95_ms"`
-	Offline      int     `json:"offline_answers"` // answers that used the offline engine
+	// FirstWordsP50 and P95 are when the answers' first words could be
+	// shown (Outcome.FirstWords), over the answers that had a draft.
+	FirstWordsP50 Millis `json:"first_words_p50_ms"`
+	FirstWordsP95 Millis `json:"first_words_p95_ms"`
+	Offline       int    `json:"offline_answers"` // answers that used the offline engine
 }
 
 // Confusion counts cases by expected route (rows, as Routes) and the route
@@ -224,7 +228,7 @@ func Summarize(outcomes []Outcome) Summary {
 	for i := range s.Confusion {
 		s.Confusion[i] = make([]int, len(Routes)+1)
 	}
-	var latencies []time.Duration
+	var latencies, firstWords []time.Duration
 	var calls, tokens int
 	for _, o := range outcomes {
 		if len(o.Case.Thread) > 0 {
@@ -269,6 +273,9 @@ func Summarize(outcomes []Outcome) Summary {
 		calls += o.Result.LLMCalls
 		tokens += o.Result.Tokens
 		latencies = append(latencies, o.Latency)
+		if o.FirstWords > 0 {
+			firstWords = append(firstWords, o.FirstWords)
+		}
 	}
 	s.Calibration = calibrate(outcomes)
 	if s.ConfidentlyWrongCases == nil {
@@ -288,6 +295,9 @@ func Summarize(outcomes []Outcome) Summary {
 		slices.Sort(latencies)
 		s.LatencyP50 = Millis(Percentile(latencies, 0.50))
 		s.LatencyP95 = Millis(Percentile(latencies, 0.95))
+		slices.Sort(firstWords)
+		s.FirstWordsP50 = Millis(Percentile(firstWords, 0.50))
+		s.FirstWordsP95 = Millis(Percentile(firstWords, 0.95))
 	}
 	return s
 }

@@ -397,7 +397,13 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 	if err != nil {
 		return "", err
 	}
-	answer, err := b.c.chat(ctx, "generate", msgs)
+	if req.OnText == nil {
+		answer, err := b.c.chat(ctx, "generate", msgs)
+		return stripFences(answer), err
+	}
+	answer, err := b.c.streamChat(ctx, "generate", msgs, func(soFar string) {
+		req.OnText(stripFences(soFar))
+	})
 	return stripFences(answer), err
 }
 

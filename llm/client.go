@@ -100,6 +100,9 @@ type Client struct {
 	// (formatUnknown until the first JSON call finds it), so that later
 	// calls skip the modes it refuses.
 	format atomic.Int32
+	// noStream is set once the server has been found not to stream
+	// answers (stream.go): later answers are asked for whole.
+	noStream atomic.Bool
 }
 
 // Structured-output modes, from the most to the least the server does.

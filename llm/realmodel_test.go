@@ -97,9 +97,15 @@ func TestRealModelTraffic(t *testing.T) {
 		Attempt: 1, Max: 3}); err != nil {
 		t.Errorf("Rewrite: %v", err)
 	}
-	answer, err := b.Generate(ctx, agent.GenerateRequest{Question: question, Docs: refundChunks[:1]})
+	// The answer is streamed, as the agent asks for it.
+	var seen []string
+	answer, err := b.Generate(ctx, agent.GenerateRequest{Question: question, Docs: refundChunks[:1],
+		OnText: func(s string) { seen = append(seen, s) }})
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
+	}
+	if c.noStream.Load() || len(seen) < 3 || seen[len(seen)-1] != answer {
+		t.Errorf("the server did not stream the answer: %d pieces seen, the last %q; answer %q", len(seen), seen[max(len(seen)-1, 0):], answer)
 	}
 	if words := strings.Fields(answer); len(words) < 5 || strings.Contains(answer, "<document") {
 		t.Errorf("a degenerate answer: %q", answer)

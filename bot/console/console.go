@@ -24,6 +24,16 @@ type Progress struct {
 	last    string
 	shown   bool // a line is on screen, to be cleared
 	details []string
+
+	// The draft streamed to out (see StreamTo): the text written of the
+	// current draft, whether the cursor is at its end, whether it stopped
+	// growing as written (then it is not written further), and how many
+	// drafts were begun.
+	out      io.Writer
+	streamed string
+	open     bool
+	broken   bool
+	drafts   int
 }
 
 // NewProgress returns a Progress for w; tty says whether w is a terminal
@@ -40,15 +50,30 @@ func IsTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// Emit shows e's progress line, if it has one.
+// StreamTo makes Emit write the answer's drafts to out as they are
+// written; out is where the answer is printed (Print), and a terminal,
+// where people read the answer as it comes rather than wait for the check.
+func (p *Progress) StreamTo(out io.Writer) { p.out = out }
+
+// Emit shows e's progress line, if it has one, and with StreamTo the
+// drafts.
 func (p *Progress) Emit(e agent.Event) {
 	if e.Detail != "" && len(p.details) < 5 && !contains(p.details, e.Detail) {
 		p.details = append(p.details, e.Detail)
+	}
+	switch {
+	case p.out == nil:
+	case e.Kind == agent.EventDrafting:
+		p.draft(e.Text)
+		return
+	case e.Kind == agent.EventRegenerating:
+		p.streamed, p.broken = "", false
 	}
 	line, ok := bot.Progress(e)
 	if !ok || line == p.last {
 		return
 	}
+	p.endDraft()
 	p.last = line
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\033[K  %s", line)
@@ -58,21 +83,65 @@ func (p *Progress) Emit(e agent.Event) {
 	fmt.Fprintln(p.w, "  ·", line)
 }
 
-// Done clears the progress line from a terminal, before the answer.
-func (p *Progress) Done() {
+// draft writes what text adds to the draft written so far. A draft that
+// does not extend what was written (the generator took something back)
+// is not written further: Print then prints the answer whole.
+func (p *Progress) draft(text string) {
+	if p.broken {
+		return
+	}
+	if p.streamed == "" {
+		p.clearLine()
+		p.drafts++
+		fmt.Fprintln(p.out)
+		if p.drafts > 1 {
+			fmt.Fprintln(p.out, "(rewritten to keep to the sources)")
+		}
+	}
+	if !strings.HasPrefix(text, p.streamed) {
+		p.broken = true
+		return
+	}
+	fmt.Fprint(p.out, text[len(p.streamed):])
+	p.streamed, p.open, p.last = text, true, ""
+}
+
+// endDraft ends the line a draft ends on, so that what follows starts on
+// its own line.
+func (p *Progress) endDraft() {
+	if p.open {
+		fmt.Fprintln(p.out)
+		p.open = false
+	}
+}
+
+func (p *Progress) clearLine() {
 	if p.tty && p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.shown = false
 	}
+}
+
+// Done clears the progress line from a terminal, before the answer.
+func (p *Progress) Done() {
+	p.clearLine()
+	p.endDraft()
 	p.last = ""
 }
+
+// Streamed is what was written of the last draft to StreamTo's writer,
+// "" if nothing. Print takes it.
+func (p *Progress) Streamed() string { return p.streamed }
 
 // Details are what the run told the asker alone (a server's error, a
 // setting to set), since the last Reset.
 func (p *Progress) Details() []string { return p.details }
 
-// Reset forgets the details, for the next question.
-func (p *Progress) Reset() { p.details, p.last = nil, "" }
+// Reset forgets the details and the drafts, for the next question.
+func (p *Progress) Reset() {
+	p.details, p.last = nil, ""
+	p.streamed, p.open, p.broken, p.drafts = "", false, false, 0
+}
 
 func contains(ss []string, s string) bool {
 	for _, x := range ss {
@@ -85,10 +154,20 @@ func contains(ss []string, s string) bool {
 
 // Print writes a finished answer: the answer, its sources, any claims the
 // check could not find, where it came from and the badge, then the
-// details for the asker.
-func Print(w io.Writer, f bot.Final, details []string) {
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, f.Answer)
+// details for the asker. streamed is the draft already written to w
+// (Progress.Streamed): when the check left it as it was, it is not
+// written again; when the answer differs, the answer follows, said to be
+// the checked one.
+func Print(w io.Writer, f bot.Final, details []string, streamed string) {
+	switch s := strings.TrimSpace(streamed); {
+	case s == "":
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, f.Answer)
+	case s != f.Answer:
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "After the check, the answer reads:")
+		fmt.Fprintln(w, f.Answer)
+	}
 	fmt.Fprintln(w)
 	if len(f.Sources) > 0 {
 		fmt.Fprintln(w, "Sources:")

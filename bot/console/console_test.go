@@ -2,7 +2,9 @@ package console_test
 
 import (
 	"bytes"
+	"github.com/switchboard/switchboard/bot"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
@@ -23,7 +25,7 @@ func TestWords(t *testing.T) {
 			case v.Result == nil:
 				b.WriteString(v.Failed + "\n")
 			default:
-				console.Print(&b, v.Final(), nil)
+				console.Print(&b, v.Final(), nil, "")
 			}
 			viewtest.Golden(t, filepath.Join("testdata", "words", c.Name+".txt"), b.Bytes())
 		})
@@ -51,5 +53,58 @@ func TestProgressReplacesItselfOnATerminal(t *testing.T) {
 	}
 	if want := "  · Searching company documents…\n  · The language model isn't answering — carrying on offline…\n"; pipe.String() != want {
 		t.Errorf("pipe got %q, want %q", pipe.String(), want)
+	}
+}
+
+// streamed runs a question's events through a Progress on a terminal that
+// streams to the same terminal, and prints final after it, as `bot chat`
+// does; it returns the screen's bytes.
+func streamed(events []agent.Event, final string) string {
+	var screen bytes.Buffer
+	p := console.NewProgress(&screen, true)
+	p.StreamTo(&screen)
+	for _, e := range events {
+		p.Emit(e)
+	}
+	p.Done()
+	console.Print(&screen, bot.Final{Answer: final, Place: "company documents",
+		Badge: bot.Badge{Emoji: "🟢", Text: "High confidence"}}, nil, p.Streamed())
+	return screen.String()
+}
+
+// On a terminal the answer is written as it comes, on its own lines: the
+// progress line is cleared before it and starts on a line after it, and
+// an answer the check left as it was is not written twice.
+func TestDraftStreamsOnATerminal(t *testing.T) {
+	const answer = "Full refund within 30 days [1]."
+	got := streamed([]agent.Event{
+		{Kind: agent.EventGenerating},
+		{Kind: agent.EventDrafting, Text: "Full refund"},
+		{Kind: agent.EventDrafting, Text: answer},
+		{Kind: agent.EventChecking},
+	}, answer)
+	want := "\r\033[K  Writing the answer…\r\033[K\nFull refund within 30 days [1].\n\r\033[K  Checking it against the sources…\r\033[K\n" +
+		"Answered from company documents\n🟢 High confidence\n"
+	if got != want {
+		t.Errorf("screen:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// An answer that differs from the draft written (rewritten after the
+// check, or a draft the generator took back) is printed whole, said to be
+// the checked one; a regeneration's draft says it is one.
+func TestDraftThatChangedIsFollowedByTheAnswer(t *testing.T) {
+	got := streamed([]agent.Event{
+		{Kind: agent.EventDrafting, Text: "Refunds for a year"},
+		{Kind: agent.EventChecking},
+		{Kind: agent.EventRegenerating, Attempt: 1, Max: 2},
+		{Kind: agent.EventDrafting, Attempt: 1, Text: "Refunds within 30 days"},
+		{Kind: agent.EventDrafting, Attempt: 1, Text: "Refunds in 30 days [1]."}, // takes back what was written
+	}, "Refunds in 30 days [1].")
+	for _, want := range []string{"\nRefunds for a year\n", "(rewritten to keep to the sources)\nRefunds within 30 days\n",
+		"After the check, the answer reads:\nRefunds in 30 days [1].\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("screen %q lacks %q", got, want)
+		}
 	}
 }

@@ -80,7 +80,15 @@ func progress(v bot.View) Message {
 	if line == "" {
 		line = bot.ThinkingLine
 	}
-	e := &discordgo.MessageEmbed{Title: title(v.Question), Description: "⏳ " + escape(clip(text.OneLine(line), statusLine)), Color: colorProgress}
+	status := "⏳ " + clip(text.OneLine(line), statusLine)
+	e := &discordgo.MessageEmbed{Title: title(v.Question), Description: escape(status), Color: colorProgress}
+	if draft := strings.TrimSpace(v.Draft); draft != "" {
+		// The draft as the answer will read, with the progress line and
+		// the note that it is not checked yet under it (a footer is
+		// plain text: no escaping).
+		e.Description = clip(draft, maxDescription)
+		e.Footer = &discordgo.MessageEmbedFooter{Text: status + " · " + bot.DraftNote}
+	}
 	return Message{Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}}
 }
 

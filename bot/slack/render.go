@@ -124,14 +124,32 @@ func pack(body, trailer []slack.Block) [][]slack.Block {
 	return append(msgs, all)
 }
 
+// maxDraftSections bounds the sections of a draft in progress; the rest of
+// it waits for the finished answer, which FinalMessages splits into as
+// many messages as it needs.
+const maxDraftSections = 3
+
 // progressBlocks shows that the question is being worked on, with the
-// latest progress line.
+// latest progress line; while a draft is written and checked, the draft
+// with the progress line under it, marked as not yet checked.
 func progressBlocks(v bot.View) []slack.Block {
 	line := v.Progress
 	if line == "" {
 		line = bot.ThinkingLine
 	}
-	return []slack.Block{section("⏳ " + escape(text.Clip(text.OneLine(line), contextLimit)))}
+	line = "⏳ " + escape(text.Clip(text.OneLine(line), contextLimit))
+	if strings.TrimSpace(v.Draft) == "" {
+		return []slack.Block{section(line)}
+	}
+	var blocks []slack.Block
+	parts := bot.Split(mrkdwn(v.Draft), sectionLimit)
+	for _, part := range parts[:min(len(parts), maxDraftSections)] {
+		blocks = append(blocks, section(part))
+	}
+	if len(parts) > maxDraftSections {
+		blocks = append(blocks, contextBlock("…"))
+	}
+	return append(blocks, contextBlock(line+" · _"+bot.DraftNote+"_"))
 }
 
 // fallback is the notification text of a view: plain words, since Slack

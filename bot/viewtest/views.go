@@ -33,6 +33,10 @@ func Views() []View {
 	billing := agent.Source{N: 2, Title: "Billing FAQ", Section: "Refunds · Payment times", Location: "docs/billing-faq.md", Route: agent.RouteVector}
 	return []View{
 		{"progress", bot.View{AnswerID: "a1", Question: "What is our refund policy?", Progress: "Nothing relevant yet — trying other words (2 of 3)…"}},
+		{"draft", bot.View{AnswerID: "a1", Question: "What is our refund policy?", Progress: "Checking it against the sources…",
+			Draft: "Customers get a **full refund** within 30 days of the invoice [1]. Refunds are paid <!here> within"}},
+		{"draft-long", bot.View{AnswerID: "a1", Question: "Tell me everything", Progress: "Writing the answer…",
+			Draft: strings.Repeat("A long paragraph about the policy that goes on [1]. ", 400)}},
 		{"failed", bot.View{AnswerID: "a1", Question: "What is our refund policy?", Done: true, Failed: bot.TimeoutMessage}},
 		{"vector-high", done("What is our refund policy?", agent.Result{
 			Route: agent.RouteVector, RouteReason: "asks what a company policy says", Confidence: agent.ConfidenceHigh,

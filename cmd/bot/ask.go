@@ -34,12 +34,15 @@ func (m *Main) ask(ctx context.Context, app *App, args []string) error {
 		return writeJSON(m.Stdout, res, details.Details())
 	}
 	p := console.NewProgress(m.Stderr, console.IsTerminal(m.Stderr))
+	if console.IsTerminal(m.Stdout) {
+		p.StreamTo(m.Stdout) // people read the answer as it is written
+	}
 	res, err := app.Agent.Ask(ctx, q, p.Emit)
 	p.Done()
 	if err != nil {
 		return userError(err)
 	}
-	console.Print(m.Stdout, bot.Present(q.Text, res), p.Details())
+	console.Print(m.Stdout, bot.Present(q.Text, res), p.Details(), p.Streamed())
 	return nil
 }
 

@@ -26,6 +26,9 @@ func (m *Main) chat(ctx context.Context, app *App, args []string) error {
 	}
 	fmt.Fprintf(m.Stdout, "Switchboard (thread %s). Ask a question; \"exit\" or Ctrl-D ends.\n", id)
 	p := console.NewProgress(m.Stdout, console.IsTerminal(m.Stdout))
+	if console.IsTerminal(m.Stdout) {
+		p.StreamTo(m.Stdout) // people read the answer as it is written
+	}
 	in := bufio.NewScanner(m.Stdin)
 	in.Buffer(make([]byte, 64*1024), 1024*1024) // long pasted questions get the agent's message, not a scanner error
 	for {
@@ -51,6 +54,6 @@ func (m *Main) chat(ctx context.Context, app *App, args []string) error {
 			fmt.Fprintln(m.Stdout, "!", userError(err))
 			continue
 		}
-		console.Print(m.Stdout, bot.Present(text, res), p.Details())
+		console.Print(m.Stdout, bot.Present(text, res), p.Details(), p.Streamed())
 	}
 }

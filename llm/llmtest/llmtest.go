@@ -36,6 +36,9 @@
 // 5xx, which a client probing structured-output modes would try again in
 // the next mode, failing the test once per mode).
 //
+// A request with "stream": true is answered in server-sent events, a word
+// at a time, as OpenAI streams.
+//
 // For outage tests, Fail makes every request fail with a status and
 // FailNext fails only the next few; Delay slows every reply down. Config
 // disables the client's retries, so one failure is one request.
@@ -313,11 +316,8 @@ func (s *Server) failure() int {
 	return s.failStatus
 }
 
-// wait applies the delay; it reports false when the client went away.
-func (s *Server) wait(r *http.Request) bool {
-	s.mu.Lock()
-	d := s.delay
-	s.mu.Unlock()
+// wait waits d; it reports false when the client went away.
+func (s *Server) wait(r *http.Request, d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}
@@ -337,8 +337,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
+	delay := s.delay
 	s.mu.Unlock()
-	if !s.wait(r) {
+	if req.Stream {
+		delay /= 4 // the first words come before the rest (see stream)
+	}
+	if !s.wait(r, delay) {
 		return
 	}
 	if st := s.failure(); st != 0 {
@@ -348,6 +352,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	content, status := s.reply(req)
 	if status >= 400 {
 		writeError(w, status, content)
+		return
+	}
+	if req.Stream {
+		s.stream(w, r, req, content, 3*delay)
 		return
 	}
 	writeJSON(w, openai.ChatCompletionResponse{
@@ -365,6 +373,44 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			TotalTokens:      words(Prompt(req)) + words(content),
 		},
 	})
+}
+
+// stream answers a request with "stream": true as OpenAI does, in
+// server-sent events: a chunk with the role, the reply a word at a time
+// spread over rest (with Delay, a streamed reply's first words come after
+// a quarter of it and the last at its end), a chunk with the usage when
+// stream_options.include_usage asks for it, and [DONE].
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatCompletionRequest, content string, rest time.Duration) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	flusher, _ := w.(http.Flusher)
+	send := func(chunk openai.ChatCompletionStreamResponse) {
+		chunk.ID, chunk.Object, chunk.Model = "chatcmpl-llmtest", "chat.completion.chunk", req.Model
+		b, _ := json.Marshal(chunk)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	delta := func(d openai.ChatCompletionStreamChoiceDelta, finish openai.FinishReason) openai.ChatCompletionStreamResponse {
+		return openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Delta: d, FinishReason: finish}}}
+	}
+	send(delta(openai.ChatCompletionStreamChoiceDelta{Role: openai.ChatMessageRoleAssistant}, ""))
+	pieces := strings.SplitAfter(content, " ")
+	for i, p := range pieces {
+		if i > 0 && !s.wait(r, rest/time.Duration(len(pieces))) {
+			return
+		}
+		send(delta(openai.ChatCompletionStreamChoiceDelta{Content: p}, ""))
+	}
+	send(delta(openai.ChatCompletionStreamChoiceDelta{}, openai.FinishReasonStop))
+	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		send(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{}, Usage: &openai.Usage{
+			PromptTokens:     words(Prompt(req)),
+			CompletionTokens: words(content),
+			TotalTokens:      words(Prompt(req)) + words(content),
+		}})
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
 // reply picks the scripted reply for req.
@@ -405,8 +451,9 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.embeds++
+	delay := s.delay
 	s.mu.Unlock()
-	if !s.wait(r) {
+	if !s.wait(r, delay) {
 		return
 	}
 	if st := s.failure(); st != 0 {

@@ -30,6 +30,9 @@ type Exchange struct {
 	Request  json.RawMessage `json:"request"`
 	Status   int             `json:"status"`
 	Response json.RawMessage `json:"response"`
+	// Stream is set for a streamed answer (server-sent events): Response
+	// is then a JSON string holding the events as the server sent them.
+	Stream bool `json:"stream,omitempty"`
 }
 
 // RequestKey names a request by its content: the path and the body with
@@ -94,6 +97,16 @@ func NewReplay(t testing.TB, path, rerecord string) *Replay {
 			http.Error(w, "not in the recording", http.StatusNotFound) // not a 5xx, which the client would probe again
 			return
 		}
+		if e.Stream {
+			var events string
+			if err := json.Unmarshal(e.Response, &events); err != nil {
+				t.Errorf("replay: the streamed answer of a %q request: %v", e.Task, err)
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(e.Status)
+			_, _ = io.WriteString(w, events)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(e.Status)
 		_, _ = w.Write(e.Response)
@@ -151,14 +164,25 @@ func NewRecorder(t testing.TB, upstream, path string) *Recorder {
 		}
 		defer resp.Body.Close()
 		answer, _ := io.ReadAll(resp.Body)
-		if !json.Valid(answer) {
+		e := Exchange{Key: RequestKey(req.URL.Path, body), Task: taskOf(body), Path: req.URL.Path,
+			Request: compact(body), Status: resp.StatusCode}
+		ctype := "application/json"
+		switch {
+		case strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"):
+			// Kept whole and passed on whole: a recording is about what
+			// the server says, not when.
+			ctype, e.Stream = "text/event-stream", true
+			e.Response, _ = json.Marshal(string(answer))
+		case !json.Valid(answer):
 			answer, _ = json.Marshal(map[string]any{"error": map[string]any{"message": string(answer)}})
+			e.Response = compact(answer)
+		default:
+			e.Response = compact(answer)
 		}
 		rec.mu.Lock()
-		rec.out = append(rec.out, Exchange{Key: RequestKey(req.URL.Path, body), Task: taskOf(body), Path: req.URL.Path,
-			Request: compact(body), Status: resp.StatusCode, Response: compact(answer)})
+		rec.out = append(rec.out, e)
 		rec.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", ctype)
 		w.WriteHeader(resp.StatusCode)
 		_, _ = w.Write(answer)
 	}))
