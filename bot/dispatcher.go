@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/internal/panics"
 	"github.com/switchboard/switchboard/logs"
+	"github.com/switchboard/switchboard/questions"
 )
 
 // Errors of Submit. Adapters tell the asker (ErrBusy, ErrStopping) or
@@ -86,6 +87,18 @@ type Config struct {
 	Budget TokenBudget
 	// Observer hears about refusals and chat errors (metrics); nil: no one.
 	Observer Observer
+	// Questions, when set, keeps the questions taken until they are
+	// answered, shared by every replica (durable.go); nil: this process's
+	// memory only, and a crash loses the questions waiting and running.
+	// Queue then bounds the questions waiting across replicas.
+	Questions questions.Store
+	// Owner names this replica in Questions (default: a random id); Lease
+	// is how long its claim on a question lasts without renewal (30s), and
+	// Poll how often idle workers look for questions other replicas took
+	// (1s).
+	Owner string
+	Lease time.Duration
+	Poll  time.Duration
 }
 
 // Dispatcher takes questions from the adapters and answers them: questions
@@ -105,6 +118,11 @@ type Dispatcher struct {
 	wg       sync.WaitGroup
 	stopOnce sync.Once
 	stop     chan struct{}
+
+	// With Config.Questions: how each platform's questions are shown
+	// (Resume), and a nudge for an idle worker.
+	resumers map[string]Resumer
+	wakeup   chan struct{}
 }
 
 type job struct {
@@ -112,6 +130,10 @@ type job struct {
 	r      Replier
 	view   View       // the placeholder, posted when the question is queued
 	posted chan error // receives the placeholder's result, then is closed
+	// handBack, when set, is asked before a run cut short is finished: it
+	// reports true when the question was handed to another replica, which
+	// finishes it (durable.go).
+	handBack func() bool
 }
 
 // NewDispatcher returns a Dispatcher; Start runs its workers.
@@ -134,14 +156,25 @@ func NewDispatcher(cfg Config) *Dispatcher {
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}
 	}
+	if cfg.Owner == "" {
+		cfg.Owner = newID()
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = defaultLease
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = defaultPoll
+	}
 	return &Dispatcher{
-		cfg:     cfg,
-		log:     cfg.Log,
-		local:   NewMemoryDeduper(10000),
-		base:    context.Background(),
-		pending: map[string][]job{},
-		ready:   make(chan string, cfg.Queue+cfg.Workers),
-		stop:    make(chan struct{}),
+		resumers: map[string]Resumer{},
+		wakeup:   make(chan struct{}, cfg.Workers),
+		cfg:      cfg,
+		log:      cfg.Log,
+		local:    NewMemoryDeduper(10000),
+		base:     context.Background(),
+		pending:  map[string][]job{},
+		ready:    make(chan string, cfg.Queue+cfg.Workers),
+		stop:     make(chan struct{}),
 	}
 }
 
@@ -153,7 +186,11 @@ func (d *Dispatcher) Start(ctx context.Context) {
 	d.mu.Unlock()
 	for i := 0; i < d.cfg.Workers; i++ {
 		d.wg.Add(1)
-		go d.work(ctx)
+		if d.cfg.Questions != nil {
+			go d.claim(ctx)
+		} else {
+			go d.work(ctx)
+		}
 	}
 }
 
@@ -184,6 +221,9 @@ func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
 	if err := d.limit(in); err != nil {
 		d.refused(in, err)
 		return err
+	}
+	if d.cfg.Questions != nil {
+		return d.store(ctx, in, r)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -249,8 +289,8 @@ func (d *Dispatcher) dedupe(ctx context.Context, in Incoming) error {
 			return ErrDuplicate
 		}
 	}
-	if d.cfg.Dedupe == nil {
-		return nil
+	if d.cfg.Dedupe == nil || d.cfg.Questions != nil {
+		return nil // stored questions are de-duplicated as they are stored
 	}
 	for _, key := range keys {
 		first, err := d.sharedFirstSeen(context.WithoutCancel(ctx), key)
@@ -436,6 +476,9 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 		placed = false
 	}
 	if ctx.Err() != nil {
+		if j.handBack != nil && j.handBack() {
+			return
+		}
 		// Abandoned before it ran (shutdown past its grace period): the
 		// placeholder must not be left waiting for ever.
 		fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -485,6 +528,9 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	})
 	if ed != nil {
 		ed.close()
+	}
+	if err != nil && ctx.Err() != nil && j.handBack != nil && j.handBack() {
+		return // another replica answers it
 	}
 	if d.cfg.Budget != nil {
 		d.cfg.Budget.Spend(budgetKey(j.in), res.Tokens)

@@ -10,7 +10,7 @@ import (
 // ask several questions at once, and refills continuously. A zero rate
 // leaves that limit off. It is safe for concurrent use.
 type Askers struct {
-	user, channel rate
+	user, channel Rate
 	now           func() time.Time
 
 	mu      sync.Mutex
@@ -18,27 +18,45 @@ type Askers struct {
 	ops     int                  // Allow calls since the last sweep
 }
 
-// rate is one limit. A bucket is kept as the moment it will be full again
-// (a "theoretical arrival time"), which makes the arithmetic exact: each
-// question pushes that moment one interval later, and a question fits
-// while the moment is at most burst-1 intervals away.
-type rate struct {
+// Rate is one limit, whose buckets Askers keeps in memory and package
+// postgres in a table shared by replicas. A bucket is kept as the moment
+// it will be full again (a "theoretical arrival time"), which makes the
+// arithmetic exact: each question pushes that moment one interval later,
+// and a question fits while the moment is at most burst-1 intervals away.
+// A bucket never seen is full: its moment is the zero time.
+type Rate struct {
 	interval time.Duration // one token's worth of time; 0: no limit
 	burst    int           // the bucket's size
 }
 
-func newRate(perMinute int) rate {
+// NewRate returns a limit of perMinute questions a minute (0: no limit).
+func NewRate(perMinute int) Rate {
 	if perMinute <= 0 {
-		return rate{}
+		return Rate{}
 	}
-	return rate{interval: time.Minute / time.Duration(perMinute), burst: perMinute}
+	return Rate{interval: time.Minute / time.Duration(perMinute), burst: perMinute}
 }
 
-func (r rate) on() bool { return r.interval > 0 }
+// On reports whether r limits anything.
+func (r Rate) On() bool { return r.interval > 0 }
+
+// Wait is how long until one more question fits in the bucket that is
+// full at full, and 0 if it fits now.
+func (r Rate) Wait(full, now time.Time) time.Duration {
+	if ahead := full.Sub(now); r.On() && ahead > r.slack() {
+		return ahead - r.slack()
+	}
+	return 0
+}
+
+// Take returns the bucket's full moment after one more question.
+func (r Rate) Take(full, now time.Time) time.Time {
+	return later(full, now).Add(r.interval)
+}
 
 // slack is how far in the future a bucket's full moment may be for one
 // more question to fit.
-func (r rate) slack() time.Duration { return time.Duration(r.burst-1) * r.interval }
+func (r Rate) slack() time.Duration { return time.Duration(r.burst-1) * r.interval }
 
 // sweepEvery is how many Allow calls pass between sweeps of full buckets,
 // which bound the memory that askers who stopped asking would hold.
@@ -51,7 +69,7 @@ func NewAskers(userPerMinute, channelPerMinute int, now func() time.Time) *Asker
 	if now == nil {
 		now = time.Now
 	}
-	return &Askers{user: newRate(userPerMinute), channel: newRate(channelPerMinute), now: now, buckets: map[string]time.Time{}}
+	return &Askers{user: NewRate(userPerMinute), channel: NewRate(channelPerMinute), now: now, buckets: map[string]time.Time{}}
 }
 
 // Limit names which limit refused a question.
@@ -72,20 +90,17 @@ func (a *Askers) Allow(user, channel string) (ok bool, limit string, retryAfter 
 	a.sweep(now)
 	checks := []struct {
 		key, limit string
-		r          rate
+		r          Rate
 	}{{"u:" + user, LimitUser, a.user}, {"c:" + channel, LimitChannel, a.channel}}
 	for _, c := range checks {
-		if !c.r.on() {
-			continue
-		}
-		if ahead := a.buckets[c.key].Sub(now); ahead > c.r.slack() {
-			return false, c.limit, ahead - c.r.slack()
+		if wait := c.r.Wait(a.buckets[c.key], now); wait > 0 {
+			return false, c.limit, wait
 		}
 	}
 	// Take from both only once both allow, so that a refusal costs nothing.
 	for _, c := range checks {
-		if c.r.on() {
-			a.buckets[c.key] = later(a.buckets[c.key], now).Add(c.r.interval)
+		if c.r.On() {
+			a.buckets[c.key] = c.r.Take(a.buckets[c.key], now)
 		}
 	}
 	return true, "", 0

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -28,6 +29,10 @@ func (a *Adapter) Handler() http.Handler {
 	return mux
 }
 
+// ackWithin bounds how long an event's acknowledgement waits for its
+// question to be taken: Slack's limit is 3 seconds.
+const ackWithin = 2 * time.Second
+
 func (a *Adapter) serveEvents(w http.ResponseWriter, r *http.Request) {
 	body, ok := a.verify(w, r)
 	if !ok {
@@ -46,11 +51,25 @@ func (a *Adapter) serveEvents(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(slackevents.ChallengeResponse{Challenge: env.Challenge})
 	case slackevents.CallbackEvent:
-		// Acknowledge first: Slack retries what is not answered in 3s.
-		// Retries (X-Slack-Retry-Num) are handled like first deliveries;
-		// the dispatcher recognises them by event id.
+		// Acknowledged once the question is taken (stored, with a
+		// question store), so that a process that dies before then
+		// leaves the event to Slack's retry; but within ackWithin,
+		// since Slack retries what is not answered in 3s. Retries
+		// (X-Slack-Retry-Num) are handled like first deliveries; the
+		// dispatcher recognises them by event id.
+		taken := make(chan struct{})
+		a.background(func(ctx context.Context) {
+			defer close(taken)
+			a.onEvent(ctx, body)
+		})
+		t := time.NewTimer(ackWithin)
+		select {
+		case <-taken:
+		case <-t.C:
+		case <-r.Context().Done():
+		}
+		t.Stop()
 		w.WriteHeader(http.StatusOK)
-		a.background(func(ctx context.Context) { a.onEvent(ctx, body) })
 	default:
 		a.log.Info("ignoring an Events API request", "type", env.Type)
 		w.WriteHeader(http.StatusOK)

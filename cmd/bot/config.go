@@ -73,8 +73,9 @@ type Config struct {
 	AnswerTimeout      time.Duration `env:"ANSWER_TIMEOUT" default:"3m" help:"Longest time one answer may take"`
 	ShutdownTimeout    time.Duration `env:"SHUTDOWN_TIMEOUT" default:"60s" help:"On SIGTERM, how long answers in flight may take to finish"`
 	ThreadRetention    time.Duration `env:"THREAD_RETENTION" default:"2160h" help:"bot serve deletes conversation threads idle longer than this (2160h: 90 days), checking every RETENTION_INTERVAL; 0: keep them"`
-	EventRetention     time.Duration `env:"EVENT_RETENTION" default:"48h" help:"bot serve forgets the chat deliveries it remembers to answer each question once (PostgreSQL) after this; platforms stop retrying within hours; 0: keep them"`
-	RetentionInterval  time.Duration `env:"RETENTION_INTERVAL" default:"1h" help:"How often bot serve prunes threads and deliveries, starting when it starts"`
+	EventRetention     time.Duration `env:"EVENT_RETENTION" default:"48h" help:"With PostgreSQL, bot serve forgets after this the chat deliveries it remembers to answer each question once, the questions answered and the limits' old counts; platforms stop retrying within hours; 0: keep them"`
+	QuestionLease      time.Duration `env:"QUESTION_LEASE" default:"30s" help:"With DATABASE_URL, how long a replica's claim on a question it answers lasts without renewal (renewed every third of it): how soon another replica takes over the questions of one that died"`
+	RetentionInterval  time.Duration `env:"RETENTION_INTERVAL" default:"1h" help:"How often bot serve prunes what it keeps for a while (threads, deliveries, answered questions), starting when it starts"`
 
 	MaxQuestionChars int  `env:"MAX_QUESTION_CHARS" default:"4000" help:"Longer questions are refused with a clear message"`
 	MaxAnswerChars   int  `env:"MAX_ANSWER_CHARS" default:"6000" help:"Longer answers are cut at a paragraph and end with \"… (answer shortened)\"; 0: no limit"`

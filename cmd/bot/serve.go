@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,7 +39,7 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	work, abandon := context.WithCancel(context.WithoutCancel(ctx))
 	defer abandon()
 	s.abandon = abandon
-	s.startDispatcher(work)
+	s.newDispatcher()
 	defer s.startRetention(ctx)() // stopped and waited for before the stores close
 	s.routes()
 	// Channel ingests asked for in chat stop at the signal (the next one
@@ -50,6 +52,8 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	if err := s.connectDiscord(ctx, chats); err != nil {
 		return err
 	}
+	// After the adapters, which say how their stored questions are shown.
+	s.d.Start(work)
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return &configError{"HTTP_ADDR", err.Error()}
@@ -73,18 +77,32 @@ type server struct {
 	slack    *slack.Adapter                // nil without Slack
 }
 
-// startDispatcher starts the workers that answer questions, with the
-// askers' rate limits and the daily token budget.
-func (s *server) startDispatcher(work context.Context) {
+// newDispatcher makes what answers questions, with the askers' rate
+// limits and the daily token budget: with PostgreSQL, the questions are
+// stored and the limits shared by every replica.
+func (s *server) newDispatcher() {
 	cfg := s.app.Config
-	askers, budget := askerLimits(cfg)
-	s.d = bot.NewDispatcher(bot.Config{
+	bc := bot.Config{
 		Agent: s.app.Agent, Workers: cfg.Workers, Queue: cfg.QueueSize, Interval: cfg.EditInterval,
 		Timeout: cfg.AnswerTimeout, Dedupe: s.app.Dedupe, Feedback: s.app.Feedback, Log: s.app.Log,
-		Limiter: askers, Budget: budget, Observer: s.app.Metrics,
-	})
-	s.d.Start(work)
+		Observer: s.app.Metrics, Questions: s.app.Questions, Lease: cfg.QuestionLease, Owner: owner(),
+	}
+	if s.app.Limits != nil {
+		bc.Limiter, bc.Budget = s.app.Limits, s.app.Limits
+	} else {
+		bc.Limiter, bc.Budget = askerLimits(cfg)
+	}
+	s.d = bot.NewDispatcher(bc)
 	s.app.Metrics.QueueDepth(s.d.Queued)
+}
+
+// owner names this replica where it holds questions (the questions
+// table's owner column): host and process, for people reading it.
+func owner() string {
+	host, _ := os.Hostname()
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s:%d:%x", host, os.Getpid(), b)
 }
 
 // startRetention prunes the threads and deliveries kept too long, at once
@@ -140,6 +158,7 @@ func (s *server) connectSlack(ctx context.Context, chats chatPort) error {
 		return fmt.Errorf("slack: %w (check SLACK_BOT_TOKEN)", err)
 	}
 	s.slack = sa
+	s.d.Resume("slack", sa.Resume)
 	if cfg.SlackAppToken != "" {
 		s.runners = append(s.runners, sa.RunSocketMode)
 		app.Log.Info("slack: socket mode")
@@ -167,6 +186,7 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 	if err := da.RegisterCommands(ctx); err != nil {
 		return fmt.Errorf("discord: register /ask: %w", err)
 	}
+	s.d.Resume("discord", da.Resume)
 	if cfg.DiscordMode == discord.ModeGateway {
 		s.runners = append(s.runners, da.RunGateway)
 	} else {

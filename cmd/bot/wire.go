@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/neo4j"
 	"github.com/switchboard/switchboard/postgres"
+	"github.com/switchboard/switchboard/questions"
 	"github.com/switchboard/switchboard/retention"
 	"github.com/switchboard/switchboard/sqlite"
 	"github.com/switchboard/switchboard/tavily"
@@ -59,8 +60,15 @@ type App struct {
 	// Metrics are served at /metrics by `bot serve`.
 	Metrics *metrics.Metrics
 	// Retention is what `bot serve` prunes on a schedule: the threads,
-	// and in PostgreSQL the remembered chat deliveries.
+	// and in PostgreSQL the remembered chat deliveries, the answered
+	// questions and the limits' old counts.
 	Retention []retention.Job
+	// Questions and Limits serve `bot serve` with PostgreSQL: the
+	// questions taken, kept until answered by any replica, and the rate
+	// limits and token budget every replica counts against. nil: each
+	// process keeps its own, in memory.
+	Questions questions.Store
+	Limits    *postgres.Limits
 
 	demo *demoGuard // removes the demo before the user's first write; see demo.go
 
@@ -193,8 +201,13 @@ func (app *App) openDocuments(ctx context.Context, w *wiring) error {
 	threads, events := postgres.NewCheckpointer(db), postgres.NewEvents(db)
 	w.threads = threads
 	app.Dedupe = events // shared by the replicas
+	qs := postgres.NewQuestions(db)
+	app.Questions = qs
+	app.Limits = postgres.NewLimits(db, cfg.UserRate, cfg.ChannelRate, cfg.DailyTokens)
 	app.Retention = []retention.Job{{Name: "threads", Keep: cfg.ThreadRetention, From: threads},
-		{Name: "chat deliveries", Keep: cfg.EventRetention, From: events}}
+		{Name: "chat deliveries", Keep: cfg.EventRetention, From: events},
+		{Name: "answered questions", Keep: cfg.EventRetention, From: qs},
+		{Name: "limits' old counts", Keep: cfg.EventRetention, From: app.Limits}}
 	app.Feedback = postgres.NewFeedback(db)
 	app.pings = append(app.pings, named("database", db.Ping))
 	app.Backends = append(app.Backends, "documents and threads: PostgreSQL")

@@ -1,0 +1,314 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/switchboard/switchboard/internal/panics"
+	"github.com/switchboard/switchboard/questions"
+)
+
+// With Config.Questions set, a question is stored when it is taken and
+// answered by whichever replica claims it (questions.Store): the one that
+// took it or any other, one question of a thread at a time across
+// replicas. A replica that dies while answering leaves its questions to
+// the others once their leases run out; one that is stopped gives back
+// what it could not finish. The placeholder is posted by the replica that
+// took the question, as in memory; the replica that answers shows the view
+// where the placeholder is, by the address the adapter gave (Addressed),
+// through the platform's Resumer.
+
+// Addressed is a Replier that can say where its view is shown, so that
+// another replica, or this one after a restart, can go on showing it
+// (Resumer). The bytes are the adapter's own.
+type Addressed interface {
+	Address() ([]byte, error)
+}
+
+// Resumer rebuilds a platform's Replier of the answer id from its Address.
+type Resumer func(id string, address []byte) (Replier, error)
+
+// shownChecker is a resumed Replier that can tell whether the answer is
+// shown already: the replica that claimed the question before finished it
+// and died before it could record so. Such a question is not answered a
+// second time.
+type shownChecker interface {
+	Shown(ctx context.Context) (bool, error)
+}
+
+// Stored questions' defaults and bounds.
+const (
+	defaultLease = 30 * time.Second // how long a claim lasts without renewal
+	defaultPoll  = time.Second      // how often idle workers look for questions other replicas took
+	maxAttempts  = 3                // claims of one question before it is given up
+	storeTimeout = 5 * time.Second  // one call to the question store
+)
+
+// errNotPlaced is a stored question's placeholder that was not posted.
+var errNotPlaced = errors.New("bot: the placeholder was not posted")
+
+// Resume registers how questions of platform taken by any replica are
+// shown; a replica claims only questions of the platforms it can resume.
+// Adapters register when they connect, before Start.
+func (d *Dispatcher) Resume(platform string, r Resumer) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.resumers[platform] = r
+}
+
+func (d *Dispatcher) platforms() (names []string, resumers map[string]Resumer) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	resumers = make(map[string]Resumer, len(d.resumers))
+	for p, r := range d.resumers {
+		names = append(names, p)
+		resumers[p] = r
+	}
+	return names, resumers
+}
+
+// store stores a question Submit took, then posts its placeholder and
+// marks it placed, so that a replica may claim it. A question the store
+// cannot take is refused (the asker is asked to ask again), never dropped.
+func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
+	ad, ok := r.(Addressed)
+	if !ok {
+		return fmt.Errorf("bot: %s questions cannot be stored: its replies have no address", in.Platform)
+	}
+	if err := d.admit(); err != nil {
+		d.refused(in, err)
+		return err
+	}
+	question, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("bot: store the question: %w", err)
+	}
+	addr, err := ad.Address()
+	if err != nil {
+		return fmt.Errorf("bot: store the question: %w", err)
+	}
+	id := newID()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	keys := dedupeKeys(in)
+	ahead, err := d.cfg.Questions.Enqueue(sctx, questions.Job{ID: id, Thread: in.ThreadKey(), Platform: in.Platform, Question: question, Address: addr}, keys, d.cfg.Queue)
+	cancel()
+	switch {
+	case errors.Is(err, questions.ErrDuplicate):
+		return ErrDuplicate // taken by another replica
+	case errors.Is(err, questions.ErrFull):
+		d.local.forget(keys...) // a platform's retry is taken afresh
+		d.refused(in, ErrBusy)
+		return ErrBusy
+	case err != nil:
+		d.local.forget(keys...)
+		d.log.Error("could not store a question; refused", "err", err)
+		return fmt.Errorf("bot: store the question: %w", err)
+	}
+	view := View{AnswerID: id, Question: in.Text, Progress: ThinkingLine}
+	if ahead > 0 {
+		view.Progress = fmt.Sprintf("Waiting in line: %d question%s ahead of yours…", ahead, plural(ahead))
+	}
+	obs := observedReplier{Replier: r, obs: d.cfg.Observer, platform: in.Platform}
+	d.mu.Lock()
+	base := d.base
+	d.wg.Add(1)
+	d.mu.Unlock()
+	go func() {
+		defer d.wg.Done()
+		pctx, cancel := context.WithTimeout(base, 30*time.Second)
+		defer cancel()
+		err := panics.Catch(d.log, "placeholder", func() error { return obs.Start(pctx, view) })
+		if err != nil {
+			d.log.Error("could not post the placeholder; the answer will be posted as a new message", "question", id, "err", err)
+		}
+		if a, aerr := ad.Address(); aerr == nil {
+			addr = a
+		}
+		sctx, scancel := context.WithTimeout(context.WithoutCancel(pctx), storeTimeout)
+		defer scancel()
+		if perr := d.cfg.Questions.Placed(sctx, id, addr, err == nil); perr != nil {
+			// It is claimed after a grace all the same.
+			d.log.Error("could not mark a question placed", "question", id, "err", perr)
+		}
+		d.wake()
+	}()
+	return nil
+}
+
+// wake tells an idle worker that a question may be waiting.
+func (d *Dispatcher) wake() {
+	select {
+	case d.wakeup <- struct{}{}:
+	default:
+	}
+}
+
+// claim answers stored questions, one at a time, until the dispatcher
+// stops: it claims one, answers it, and when there is none waits for a
+// question taken here or for the next look (Config.Poll).
+func (d *Dispatcher) claim(ctx context.Context) {
+	defer d.wg.Done()
+	poll := time.NewTicker(d.cfg.Poll)
+	defer poll.Stop()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+		names, resumers := d.platforms()
+		var (
+			j   questions.Job
+			ok  bool
+			err error
+		)
+		if len(names) > 0 {
+			cctx, cancel := context.WithTimeout(ctx, storeTimeout)
+			j, ok, err = d.cfg.Questions.Claim(cctx, d.cfg.Owner, names, d.cfg.Lease)
+			cancel()
+		}
+		if err != nil && ctx.Err() == nil {
+			d.log.Warn("could not claim a question", "err", err)
+		}
+		if ok {
+			_ = panics.Catch(d.log, "answer", func() error { d.answerStored(ctx, j, resumers[j.Platform]); return nil })
+			continue
+		}
+		select {
+		case <-d.wakeup:
+		case <-poll.C:
+		case <-d.stop:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// answerStored answers a claimed question where its placeholder is,
+// renewing the claim while it runs. A question it loses (the claim ran out
+// and another replica took it) it leaves without a word; one it cannot
+// finish because the replica is stopping, it gives back.
+func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, resume Resumer) {
+	log := d.log.With("question", qj.ID, "attempt", qj.Attempts)
+	store := func(what string, f func(context.Context) error) {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+		defer cancel()
+		if err := f(sctx); err != nil {
+			log.Error("question store: "+what, "err", err)
+		}
+	}
+	finished := func(context.Context) {
+		store("finish", func(c context.Context) error { return d.cfg.Questions.Finish(c, qj.ID, d.cfg.Owner) })
+	}
+	var in Incoming
+	if err := json.Unmarshal(qj.Question, &in); err != nil {
+		log.Error("a stored question cannot be read; given up", "err", err)
+		finished(ctx)
+		return
+	}
+	var r Replier
+	var err error
+	if resume != nil {
+		r, err = resume(qj.ID, qj.Address)
+	} else {
+		err = fmt.Errorf("no adapter for %s", qj.Platform)
+	}
+	if err != nil {
+		log.Error("a stored question cannot be shown; given up", "err", err)
+		finished(ctx)
+		return
+	}
+	j := job{in: in, r: observedReplier{Replier: r, obs: d.cfg.Observer, platform: in.Platform},
+		view: View{AnswerID: qj.ID, Question: in.Text, Progress: ThinkingLine}, posted: make(chan error, 1)}
+	if !qj.Placed {
+		j.posted <- errNotPlaced
+	}
+	close(j.posted)
+	if sc, ok := r.(shownChecker); ok && qj.Attempts > 1 {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		shown, err := sc.Shown(cctx)
+		cancel()
+		if err != nil {
+			log.Warn("could not tell whether a question taken over was answered; answering it", "err", err)
+		}
+		if shown {
+			log.Info("a question taken over was answered already")
+			finished(ctx)
+			return
+		}
+	}
+	if qj.Attempts > maxAttempts {
+		// Each claim before this one ended with its replica gone: the
+		// question itself may be what brings them down.
+		log.Error("a question was claimed too often; given up")
+		v := j.view
+		v.Done, v.Failed = true, FailedMessage
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := d.finish(fctx, j.r, v, log); err != nil {
+			log.Error("could not tell the asker", "err", err)
+		}
+		finished(ctx)
+		return
+	}
+
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var lost, handedBack atomic.Bool
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		d.renew(jctx, qj.ID, log, func() { lost.Store(true); cancel() })
+	}()
+	j.handBack = func() bool {
+		switch {
+		case lost.Load():
+			log.Warn("another replica took the question over; leaving it to it")
+		case ctx.Err() != nil: // this replica is stopping
+			store("release", func(c context.Context) error { return d.cfg.Questions.Release(c, qj.ID, d.cfg.Owner) })
+			log.Info("stopping: the question is given back to be answered by another replica")
+		default:
+			return false
+		}
+		handedBack.Store(true)
+		return true
+	}
+	d.answer(jctx, j)
+	cancel()
+	<-renewed
+	if !handedBack.Load() && !lost.Load() {
+		finished(ctx)
+	}
+}
+
+// renew extends the claim on question id every third of the lease until
+// ctx ends; when the claim is found lost, it calls lost and returns.
+func (d *Dispatcher) renew(ctx context.Context, id string, log *slog.Logger, lost func()) {
+	t := time.NewTicker(d.cfg.Lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		kept, err := d.cfg.Questions.Extend(sctx, id, d.cfg.Owner, d.cfg.Lease)
+		cancel()
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("could not renew the claim on a question; trying again", "err", err)
+		case err == nil && !kept:
+			lost()
+			return
+		}
+	}
+}

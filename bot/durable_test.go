@@ -1,0 +1,108 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/testenv"
+	"github.com/switchboard/switchboard/postgres"
+)
+
+// These tests run the dispatcher on the real question store
+// (PostgreSQL); cmd/bot's TestReplicasAnswerEveryQuestionOnceInOrder runs
+// three `bot serve` on it and kills one.
+
+// addressed is a recorder with an address: the test's chat, where every
+// replica's replier of one answer is the same recorder.
+type addressed struct {
+	*recorder
+	name string
+}
+
+func (a addressed) Address() ([]byte, error) { return json.Marshal(a.name) }
+
+// chat is the resumers' view of the test's chat: recorders by name.
+type chat struct {
+	mu  sync.Mutex
+	all map[string]*recorder
+}
+
+func (c *chat) replier(name string) addressed {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.all[name] == nil {
+		c.all[name] = newRecorder()
+	}
+	return addressed{recorder: c.all[name], name: name}
+}
+
+func (c *chat) resume(_ string, addr []byte) (Replier, error) {
+	var name string
+	if err := json.Unmarshal(addr, &name); err != nil {
+		return nil, err
+	}
+	return c.replier(name), nil
+}
+
+func openStore(t *testing.T) *postgres.Questions {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), testenv.PostgresURL(t), postgres.Options{EmbeddingDim: 8, Embedder: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return postgres.NewQuestions(db)
+}
+
+// A replica stopped while it answers gives the question back, without a
+// word in the thread; another replica answers it, once.
+func TestStoppedReplicaGivesItsQuestionBack(t *testing.T) {
+	store := openStore(t)
+	c := &chat{all: map[string]*recorder{}}
+	started := make(chan struct{}, 1)
+	stuck := askerFunc(func(ctx context.Context, q agent.Question, _ agent.Emitter) (agent.Result, error) {
+		started <- struct{}{}
+		<-ctx.Done() // until the replica is stopped
+		return agent.Result{}, ctx.Err()
+	})
+	a := NewDispatcher(Config{Agent: stuck, Questions: store, Owner: "a", Interval: time.Millisecond, Poll: time.Millisecond})
+	a.Resume("test", c.resume)
+	actx, abandon := context.WithCancel(context.Background())
+	a.Start(actx)
+	if err := a.Submit(context.Background(), msg("t1", "refunds?"), c.replier("q1")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-time.After(time.Minute): // a guard, not a timing
+		t.Fatal("the first replica did not take the question")
+	}
+	abandon() // as serve does past its grace period
+	if err := a.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := c.replier("q1")
+	r.mu.Lock()
+	finishedByA := len(r.finished)
+	r.mu.Unlock()
+	if finishedByA != 0 {
+		t.Fatalf("the stopped replica finished the question: %+v", r.finished)
+	}
+
+	b := start(t, Config{Agent: echo(), Questions: store, Owner: "b", Poll: time.Millisecond})
+	b.Resume("test", c.resume)
+	v := r.wait(t)
+	if v.Result == nil || v.Result.Answer != "answer to refunds?" {
+		t.Errorf("final view %+v, want the second replica's answer", v)
+	}
+	if r.started != 1 {
+		t.Errorf("placeholder posted %d times, want once, by the replica that took the question", r.started)
+	}
+}

@@ -1,0 +1,167 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard/switchboard/questions"
+)
+
+var _ questions.Store = (*Questions)(nil)
+
+// Questions keeps the questions every replica took from chat until they
+// are answered (package questions). A job is one row; claims take a row
+// lock and skip rows another replica is locking, so that replicas never
+// wait on each other nor take the same question.
+type Questions struct {
+	db *DB
+}
+
+// NewQuestions returns the question store in db.
+func NewQuestions(db *DB) *Questions { return &Questions{db: db} }
+
+// Enqueue implements questions.Store. The keys go to processed_events,
+// which the Events de-duplication of chat deliveries also writes, in the
+// transaction that stores the job. The count and the insert are one
+// statement; two replicas enqueueing at once may both pass a limit that
+// one more question would reach, which a limit on waiting questions can
+// afford.
+func (q *Questions) Enqueue(ctx context.Context, job questions.Job, keys []string, maxWaiting int) (int, error) {
+	var ahead int
+	now := q.db.now()
+	err := q.db.withTx(ctx, func(tx pgx.Tx) error {
+		for _, key := range keys {
+			tag, err := tx.Exec(ctx, `INSERT INTO processed_events (platform, event_id, received_at)
+				VALUES ('chat', $1, $2) ON CONFLICT (platform, event_id) DO NOTHING`, key, now)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 0 {
+				return questions.ErrDuplicate
+			}
+		}
+		err := tx.QueryRow(ctx, `WITH waiting AS (
+			SELECT count(*) AS n FROM questions WHERE state IN ('posting', 'queued')
+		), added AS (
+			INSERT INTO questions (id, thread, platform, question, address, created, updated)
+			SELECT $1, $2, $3, $4, $5, $6, $6 FROM waiting WHERE $7 <= 0 OR n < $7
+			RETURNING id
+		)
+		SELECT n FROM waiting, added`,
+			job.ID, job.Thread, job.Platform, jsonParam(job.Question), jsonParam(job.Address), now, maxWaiting).Scan(&ahead)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return questions.ErrFull // and the keys are not kept: a retry may find room
+		}
+		return err
+	})
+	if errors.Is(err, questions.ErrFull) || errors.Is(err, questions.ErrDuplicate) {
+		return 0, err
+	}
+	if err != nil {
+		return 0, fmt.Errorf("postgres: enqueue question %s: %w", job.ID, err)
+	}
+	return ahead, nil
+}
+
+// Placed implements questions.Store.
+func (q *Questions) Placed(ctx context.Context, id string, address []byte, placed bool) error {
+	_, err := q.db.pool.Exec(ctx, `UPDATE questions SET address = $2, placed = $3, updated = $4,
+		state = CASE WHEN state = 'posting' THEN 'queued' ELSE state END
+		WHERE id = $1`, id, jsonParam(address), placed, q.db.now())
+	if err != nil {
+		return fmt.Errorf("postgres: question %s placed: %w", id, err)
+	}
+	return nil
+}
+
+// claimSQL takes the first unfinished question of some thread, when it
+// can be taken, oldest first. A question whose placeholder is not posted
+// within a lease ($4) is taken as its replica's loss: the replica that
+// claims it looks for the placeholder by its marker before posting. The state is tested on the locked row
+// itself (not only on the thread's head as read before the lock), so that
+// a row another replica claimed meanwhile is re-read and passed over.
+const claimSQL = `WITH head AS (
+	SELECT DISTINCT ON (thread) id FROM questions
+	WHERE state IN ('posting', 'queued', 'running')
+	ORDER BY thread, seq
+), pick AS (
+	SELECT q.id FROM questions q JOIN head USING (id)
+	WHERE q.platform = ANY ($5) AND (q.state = 'queued'
+		OR (q.state = 'posting' AND q.created < $3::timestamptz - $4::interval)
+		OR (q.state = 'running' AND q.lease_until < $3))
+	ORDER BY q.seq
+	LIMIT 1
+	FOR UPDATE OF q SKIP LOCKED
+)
+UPDATE questions q SET state = 'running', owner = $1, lease_until = $3::timestamptz + $2::interval,
+	attempts = q.attempts + 1, updated = $3
+FROM pick WHERE q.id = pick.id
+RETURNING q.id, q.thread, q.platform, q.question, q.address, q.placed, q.attempts`
+
+// Claim implements questions.Store.
+func (q *Questions) Claim(ctx context.Context, owner string, platforms []string, lease time.Duration) (questions.Job, bool, error) {
+	var j questions.Job
+	err := q.db.pool.QueryRow(ctx, claimSQL, owner, lease, q.db.now(), lease, platforms).
+		Scan(&j.ID, &j.Thread, &j.Platform, &j.Question, &j.Address, &j.Placed, &j.Attempts)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return questions.Job{}, false, nil
+	}
+	if err != nil {
+		return questions.Job{}, false, fmt.Errorf("postgres: claim a question: %w", err)
+	}
+	return j, true, nil
+}
+
+// Extend implements questions.Store.
+func (q *Questions) Extend(ctx context.Context, id, owner string, lease time.Duration) (bool, error) {
+	now := q.db.now()
+	tag, err := q.db.pool.Exec(ctx, `UPDATE questions SET lease_until = $3::timestamptz + $4::interval, updated = $3
+		WHERE id = $1 AND owner = $2 AND state = 'running'`, id, owner, now, lease)
+	if err != nil {
+		return false, fmt.Errorf("postgres: extend question %s: %w", id, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Finish implements questions.Store.
+func (q *Questions) Finish(ctx context.Context, id, owner string) error {
+	_, err := q.db.pool.Exec(ctx, `UPDATE questions SET state = 'done', updated = $3
+		WHERE id = $1 AND owner = $2`, id, owner, q.db.now())
+	if err != nil {
+		return fmt.Errorf("postgres: finish question %s: %w", id, err)
+	}
+	return nil
+}
+
+// Release implements questions.Store.
+func (q *Questions) Release(ctx context.Context, id, owner string) error {
+	_, err := q.db.pool.Exec(ctx, `UPDATE questions SET state = 'queued', owner = '', lease_until = NULL, updated = $3
+		WHERE id = $1 AND owner = $2 AND state = 'running'`, id, owner, q.db.now())
+	if err != nil {
+		return fmt.Errorf("postgres: release question %s: %w", id, err)
+	}
+	return nil
+}
+
+// Prune forgets the questions finished before olderThan and returns how
+// many it forgot.
+func (q *Questions) Prune(ctx context.Context, olderThan time.Time) (int, error) {
+	tag, err := q.db.pool.Exec(ctx, `DELETE FROM questions WHERE state IN ('done', 'failed') AND updated < $1`, olderThan)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: prune questions: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// jsonParam is b as a jsonb parameter: NULL for none, which the columns refuse,
+// is written as an empty object.
+func jsonParam(b []byte) string {
+	if len(b) == 0 {
+		return "{}"
+	}
+	return string(b)
+}
