@@ -66,7 +66,9 @@ const (
 
 // Store is what the walk reads from a graph store. The methods are the
 // few questions the walk asks, each answerable by one indexed query, so
-// that every store can answer them in its own query language.
+// that every store can answer them in its own query language. A store may
+// answer from a cache and share the nodes, facts and Props it returns
+// with it: callers read them and do not modify them.
 type Store interface {
 	// EntityIndex returns the index of the graph's entity names and
 	// labels, current as of the call. Stores build it with NewIndex and

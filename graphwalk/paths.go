@@ -3,6 +3,7 @@ package graphwalk
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -53,15 +54,36 @@ type step struct {
 // Each hop reads the edges of the distinct nodes the frontier stands on
 // with one Store.EdgesOf.
 func (w Walker) connections(ctx context.Context, starts []Node, target string) ([]string, error) {
+	// A partial path is its last step and a pointer to the path before it,
+	// so that extending one copies neither its steps nor its nodes: a hop
+	// extends up to pathFrontier paths by nodeFanout edges each.
 	type partial struct {
 		origin string // id of the start node
 		at     Node
-		steps  []step
-		seen   map[string]bool
+		last   step     // the edge that reached at; none for a start
+		prev   *partial // nil for a start
 	}
-	var frontier []partial
+	// on reports whether the path p passes through node id.
+	on := func(p *partial, id string) bool {
+		for ; p != nil; p = p.prev {
+			if p.at.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+	// steps returns the path p extended by s, first step first.
+	steps := func(p *partial, s step) []step {
+		out := []step{s}
+		for ; p.prev != nil; p = p.prev {
+			out = append(out, p.last)
+		}
+		slices.Reverse(out)
+		return out
+	}
+	var frontier []*partial
 	for _, n := range starts {
-		frontier = append(frontier, partial{origin: n.ID, at: n, seen: map[string]bool{n.ID: true}})
+		frontier = append(frontier, &partial{origin: n.ID, at: n})
 	}
 	var lines []string
 	found := map[string]bool{} // start+end pairs already connected by a shorter path
@@ -78,7 +100,7 @@ func (w Walker) connections(ctx context.Context, starts []Node, target string) (
 		if err != nil {
 			return nil, fmt.Errorf("paths, hop %d: %w", hop, err)
 		}
-		var next []partial
+		var next []*partial
 		for _, p := range frontier {
 			for _, f := range edges[pos[p.at.ID]] {
 				fwd := f.Src.ID == p.at.ID
@@ -86,24 +108,19 @@ func (w Walker) connections(ctx context.Context, starts []Node, target string) (
 				if !fwd {
 					other = f.Src
 				}
-				if p.seen[other.ID] {
+				if on(p, other.ID) {
 					continue
 				}
-				steps := append(append([]step(nil), p.steps...), step{f, fwd})
 				if strings.EqualFold(other.Label, target) {
 					key := p.origin + "\x00" + other.ID
 					if !found[key] && len(lines) < maxPaths {
 						found[key] = true
-						lines = append(lines, renderPath(steps))
+						lines = append(lines, renderPath(steps(p, step{f, fwd})))
 					}
 					continue
 				}
 				if len(next) < pathFrontier {
-					seen := map[string]bool{other.ID: true}
-					for k := range p.seen {
-						seen[k] = true
-					}
-					next = append(next, partial{origin: p.origin, at: other, steps: steps, seen: seen})
+					next = append(next, &partial{origin: p.origin, at: other, last: step{f, fwd}, prev: p})
 				}
 			}
 		}

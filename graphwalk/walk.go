@@ -527,6 +527,11 @@ func rankKey(nodes []Node, qtoks []string) (key string, asc bool) {
 	return "", false
 }
 
+// numberNoise is what parseNumber strips from a number. A Replacer builds
+// its tables on first use, so it is made once: rankings parse every
+// property of every node of a label.
+var numberNoise = strings.NewReplacer(",", "", "_", "", " ", "", "%", "")
+
 // parseNumber reads amounts as people write them: "1200", "3,400",
 // "$1.2M", "EUR 5k", "12%".
 func parseNumber(s string) (float64, bool) {
@@ -536,7 +541,7 @@ func parseNumber(s string) (float64, bool) {
 			s = strings.TrimSpace(s[len(p):])
 		}
 	}
-	s = strings.NewReplacer(",", "", "_", "", " ", "", "%", "").Replace(s)
+	s = numberNoise.Replace(s)
 	mult := 1.0
 	low := strings.ToLower(s)
 	for _, u := range []struct {

@@ -57,10 +57,6 @@ func (db *DB) RemoveDemo(ctx context.Context, docPrefix string, origins []string
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, '1')
-			ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`, metaGraphVersion); err != nil {
-			return err
-		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key = ?`, metaDemo); err != nil {
 			return err
 		}

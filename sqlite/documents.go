@@ -103,24 +103,8 @@ func (s *DocumentStore) UpsertDocument(ctx context.Context, doc kb.Document) (ch
 				return err
 			}
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks (document_id, idx, heading, content, embedding, location, metadata)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
+		if err := insertChunks(ctx, tx, id, doc.Chunks); err != nil {
 			return err
-		}
-		defer stmt.Close()
-		for _, c := range doc.Chunks {
-			var emb []byte // NULL when the chunk has no vector
-			if len(c.Embedding) > 0 {
-				emb = encodeVector(c.Embedding)
-			}
-			cmeta, err := chunkMetadata(c.Metadata)
-			if err != nil {
-				return fmt.Errorf("chunk %d: metadata: %w", c.Index, err)
-			}
-			if _, err := stmt.ExecContext(ctx, id, c.Index, c.Heading, c.Content, emb, c.Location, cmeta); err != nil {
-				return fmt.Errorf("chunk %d: %w", c.Index, err)
-			}
 		}
 		changed = true
 		return nil
@@ -139,6 +123,40 @@ func (s *DocumentStore) UpsertDocument(ctx context.Context, doc kb.Document) (ch
 		return false, fmt.Errorf("sqlite: upsert document %q: %w", doc.Key, err)
 	}
 	return changed, nil
+}
+
+// chunksPerInsert bounds the rows of one INSERT of insertChunks: seven
+// parameters each, well under SQLite's 32766.
+const chunksPerInsert = 256
+
+// insertChunks inserts the chunks of document id with as few statements
+// as it can. FTS5 writes what it holds in memory to a new segment of the
+// index whenever a statement of the transaction begins (its xSavepoint),
+// so a statement per chunk made a segment per chunk: the demo knowledge
+// base's 39 chunks left 9 segments after FTS5's merging, and every search
+// seeks each of its terms in every segment. One statement per document
+// makes one segment, and the merging less work too.
+func insertChunks(ctx context.Context, tx *sql.Tx, id int64, chunks []kb.Chunk) error {
+	for start := 0; start < len(chunks); start += chunksPerInsert {
+		part := chunks[start:min(start+chunksPerInsert, len(chunks))]
+		args := make([]any, 0, 7*len(part))
+		for _, c := range part {
+			var emb []byte // NULL when the chunk has no vector
+			if len(c.Embedding) > 0 {
+				emb = encodeVector(c.Embedding)
+			}
+			cmeta, err := chunkMetadata(c.Metadata)
+			if err != nil {
+				return fmt.Errorf("chunk %d: metadata: %w", c.Index, err)
+			}
+			args = append(args, id, c.Index, c.Heading, c.Content, emb, c.Location, cmeta)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO chunks (document_id, idx, heading, content, embedding, location, metadata)
+			VALUES `+strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", len(part)-1)+`(?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
+			return fmt.Errorf("chunks %d to %d: %w", part[0].Index, part[len(part)-1].Index, err)
+		}
+	}
+	return nil
 }
 
 // chunkMetadata is a chunk's metadata as stored: a JSON object, "{}" for

@@ -14,14 +14,17 @@ import (
 )
 
 // GraphStore holds the knowledge graph: nodes and the typed edges between
-// them. It keeps the node names in memory for MatchEntities and the walk
-// and reloads them only when the graph's version in the meta table has
-// moved, so a graph written by another process (ingest while serve runs)
-// is noticed at the cost of one tiny query per match. It implements
-// graphwalk.Store, which is how GraphRetriever reads it.
+// them. It keeps the node names, and the whole graph unless it is larger
+// than maxCachedGraph, in memory for MatchEntities and the walk, and
+// reloads them only when the graph's version in the meta table has moved,
+// so a graph written by another process (ingest while serve runs) is
+// noticed at the cost of one tiny query per call. It implements
+// graphwalk.Store, which is how GraphRetriever reads it; the Props of the
+// nodes and facts it returns are shared with its cache, to be read only.
 type GraphStore struct {
 	db    *DB
 	names graphwalk.IndexCache // entity names, for MatchEntities and the walk
+	cache graphCache           // the graph, for the walk
 }
 
 var _ graphwalk.Store = (*GraphStore)(nil)
@@ -70,11 +73,9 @@ func (g *GraphStore) UpsertNodes(ctx context.Context, nodes []kb.Node) error {
 				return fmt.Errorf("node %q: %w", n.ID, err)
 			}
 		}
-		// Names may have changed: tell every GraphStore, in any process,
-		// that its entity index is stale.
-		_, err = tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, '1')
-			ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`, metaGraphVersion)
-		return err
+		// The triggers of migration 006 move the graph's version, which
+		// tells every GraphStore, in any process, that its caches are stale.
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: upsert nodes: %w", err)
@@ -181,7 +182,7 @@ func (g *GraphStore) MatchEntities(ctx context.Context, text string) ([]string, 
 // EntityIndex returns the index of node names and labels, reloading it
 // when the graph version in the meta table has moved since it was built.
 func (g *GraphStore) EntityIndex(ctx context.Context) (*graphwalk.Index, error) {
-	version, _, err := getMeta(ctx, g.db.db, metaGraphVersion)
+	version, err := g.db.version(ctx, metaGraphVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -248,6 +249,12 @@ func (g *GraphStore) NodesByIDs(ctx context.Context, ids []string) ([]graphwalk.
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	if s, err := g.snapshot(ctx); err != nil || s != nil {
+		if err != nil {
+			return nil, err
+		}
+		return s.nodesByIDs(ids), nil
+	}
 	list, err := json.Marshal(ids)
 	if err != nil {
 		return nil, err
@@ -260,6 +267,12 @@ func (g *GraphStore) NodesByIDs(ctx context.Context, ids []string) ([]graphwalk.
 // NodesOfLabel returns up to limit nodes labelled label, compared without
 // regard to case, in order.
 func (g *GraphStore) NodesOfLabel(ctx context.Context, label string, order graphwalk.Order, limit int) ([]graphwalk.Node, error) {
+	if s, err := g.snapshot(ctx); err != nil || s != nil {
+		if err != nil {
+			return nil, err
+		}
+		return s.nodesOfLabel(label, order, limit), nil
+	}
 	by := "id"
 	if order == graphwalk.ByName {
 		by = "name, id"
@@ -271,6 +284,12 @@ func (g *GraphStore) NodesOfLabel(ctx context.Context, label string, order graph
 // CountLabel returns the number of nodes labelled label, compared without
 // regard to case, as NodesOfLabel compares it.
 func (g *GraphStore) CountLabel(ctx context.Context, label string) (int, error) {
+	if s, err := g.snapshot(ctx); err != nil || s != nil {
+		if err != nil {
+			return 0, err
+		}
+		return len(s.byID[foldNoCase(label)]), nil
+	}
 	var n int
 	err := g.db.db.QueryRowContext(ctx, `SELECT count(*) FROM nodes WHERE label = ? COLLATE NOCASE`, label).Scan(&n)
 	return n, err
@@ -278,8 +297,14 @@ func (g *GraphStore) CountLabel(ctx context.Context, label string) (int, error) 
 
 // EdgesOf returns, for each of ids, up to limit edges touching that node
 // in either direction, ordered by type, then by when they were stored.
-// The database is in process, so a query per node costs next to nothing.
+// A graph too large to hold in memory is read with a query per node.
 func (g *GraphStore) EdgesOf(ctx context.Context, ids []string, limit int) ([][]graphwalk.Fact, error) {
+	if s, err := g.snapshot(ctx); err != nil || s != nil {
+		if err != nil {
+			return nil, err
+		}
+		return s.edgesOf(ids, limit), nil
+	}
 	stmt, err := g.db.db.PrepareContext(ctx, `SELECT e.id, e.type, e.props, e.origin,
 			s.id, s.label, s.name, s.props, t.id, t.label, t.name, t.props
 		FROM edges e

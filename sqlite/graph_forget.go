@@ -38,11 +38,8 @@ func (g *GraphStore) ForgetOrigins(ctx context.Context, origins []string) (int, 
 				return err
 			}
 		}
-		// Names may be gone: tell every GraphStore that its entity index
-		// is stale, as UpsertNodes does.
-		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, '1')
-			ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`, metaGraphVersion)
-		return err
+		// The deletes move the graph's version (migration 006).
+		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: forget facts of %d origins: %w", len(origins), err)

@@ -98,7 +98,11 @@ func (r *Retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Do
 		v, ok := r.embedQuery(ctx, query)
 		qc <- embedded{v, ok}
 	}()
-	text, err := r.searchText(ctx, query, req.Scope, pool)
+	set, err := r.db.chunkSet(ctx)
+	var text []int64
+	if err == nil {
+		text, err = r.searchText(ctx, query, req.Scope, pool, set)
+	}
 	q := <-qc
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: retrieve %.80q: %w", query, err)
@@ -109,7 +113,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Do
 	}
 	var vec []int64
 	if q.ok {
-		vec, err = r.searchVector(ctx, q.vec, req.Scope, pool)
+		vec, err = r.searchVector(ctx, q.vec, req.Scope, pool, set)
 		if errors.Is(err, errDimension) {
 			r.log().WarnContext(ctx, "sqlite: vector search skipped", "err", err)
 			r.log().DebugContext(ctx, "sqlite: vector search skipped", "query", query) // the asker's words: debug only
@@ -152,11 +156,21 @@ func (r *Retriever) embedQuery(ctx context.Context, query string) ([]float32, bo
 	return vs[0], true
 }
 
+// searchTextSQL is searchText's query: the FTS5 index, joined to the
+// chunks' documents for their scope.
+const searchTextSQL = `SELECT c.id
+		FROM chunks_fts
+		JOIN chunks c ON c.id = chunks_fts.rowid
+		JOIN documents d ON d.id = c.document_id
+		WHERE chunks_fts MATCH :q AND ` + scopeSQL + `
+		ORDER BY bm25(chunks_fts, 3.0, 2.0, 1.0), c.id
+		LIMIT :n`
+
 // searchText returns the ids of the best bm25 matches in scope, best
 // first. A hit in the title weighs more than one in a heading, which
-// weighs more than one in the body.
-func (r *Retriever) searchText(ctx context.Context, query string, sc agent.Scope, n int) ([]int64, error) {
-	terms, err := r.selective(ctx, ftsTerms(query))
+// weighs more than one in the body. set, when not nil, holds the chunks.
+func (r *Retriever) searchText(ctx context.Context, query string, sc agent.Scope, n int, set *chunkSet) ([]int64, error) {
+	terms, err := r.selective(ctx, ftsTerms(query), set)
 	if err != nil {
 		return nil, err
 	}
@@ -164,14 +178,12 @@ func (r *Retriever) searchText(ctx context.Context, query string, sc agent.Scope
 	if match == "" {
 		return nil, nil
 	}
+	st, err := r.db.prepared(ctx, searchTextSQL)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
 	args := append(scopeArgs(sc), sql.Named("q", match), sql.Named("n", n))
-	rows, err := r.db.db.QueryContext(ctx, `SELECT c.id
-		FROM chunks_fts
-		JOIN chunks c ON c.id = chunks_fts.rowid
-		JOIN documents d ON d.id = c.document_id
-		WHERE chunks_fts MATCH :q AND `+scopeSQL+`
-		ORDER BY bm25(chunks_fts, 3.0, 2.0, 1.0), c.id
-		LIMIT :n`, args...)
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search: %w", err)
 	}
@@ -202,22 +214,28 @@ const minCommonCheck = 200
 // a term's matches reads only its list of chunk ids, far cheaper than
 // scoring them; it goes through MATCH, not the fts5vocab table, so that
 // the term is stemmed as the index was.
-func (r *Retriever) selective(ctx context.Context, terms []string) ([]string, error) {
+// set, when not nil, holds the chunks, and so their number.
+func (r *Retriever) selective(ctx context.Context, terms []string, set *chunkSet) ([]string, error) {
 	if len(terms) < 2 {
 		return terms, nil
 	}
 	var total int
-	if err := r.db.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&total); err != nil {
+	if set != nil {
+		total = len(set.chunks)
+	} else if err := r.db.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&total); err != nil {
 		return nil, fmt.Errorf("count chunks: %w", err)
 	}
 	if total < minCommonCheck {
 		return terms, nil
 	}
+	st, err := r.db.prepared(ctx, `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`)
+	if err != nil {
+		return nil, fmt.Errorf("count matches: %w", err)
+	}
 	var kept []string
 	for _, t := range terms {
 		var n int
-		if err := r.db.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`,
-			matchExpr([]string{t})).Scan(&n); err != nil {
+		if err := st.QueryRowContext(ctx, matchExpr([]string{t})).Scan(&n); err != nil {
 			return nil, fmt.Errorf("count matches of %q: %w", t, err)
 		}
 		if 2*n <= total {
@@ -236,12 +254,15 @@ func (r *Retriever) selective(ctx context.Context, terms []string) ([]string, er
 var errDimension = errors.New("query vector dimension differs from the stored vectors")
 
 // searchVector returns the ids of the n chunks in scope most similar to q,
-// best first. Rows are streamed and decoded in place; only the heap of the
-// n best is kept.
-func (r *Retriever) searchVector(ctx context.Context, q []float32, sc agent.Scope, n int) ([]int64, error) {
+// best first: from set when it is not nil, else from rows streamed and
+// decoded in place, keeping only the heap of the n best.
+func (r *Retriever) searchVector(ctx context.Context, q []float32, sc agent.Scope, n int, set *chunkSet) ([]int64, error) {
 	qn := norm(q)
 	if qn == 0 {
 		return nil, nil
+	}
+	if set != nil {
+		return set.search(q, qn, sc, n)
 	}
 	rows, err := r.db.db.QueryContext(ctx, `SELECT c.id, c.embedding
 		FROM chunks c JOIN documents d ON d.id = c.document_id
@@ -362,14 +383,26 @@ func (r *Retriever) load(ctx context.Context, hits []hit) ([]agent.Document, err
 	if len(hits) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(hits))
+	ids := make([]int64, len(hits))
 	for i, h := range hits {
-		args[i] = h.id
+		ids[i] = h.id
 	}
-	rows, err := r.db.db.QueryContext(ctx, `SELECT c.id, c.idx, c.heading, c.content, c.location, c.metadata,
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("load chunks: %w", err)
+	}
+	// The ids travel as one JSON array, so that the statement is the same
+	// for any number of them and is prepared once. CROSS JOIN keeps the
+	// chunks as the outer loop, looked up by id, whatever the planner's
+	// statistics say (PRAGMA optimize on a small store would scan them).
+	st, err := r.db.prepared(ctx, `SELECT c.id, c.idx, c.heading, c.content, c.location, c.metadata,
 			d.workspace, d.key, d.title, d.location, d.metadata
-		FROM chunks c JOIN documents d ON d.id = c.document_id
-		WHERE c.id IN (?`+strings.Repeat(", ?", len(hits)-1)+`)`, args...)
+		FROM chunks c CROSS JOIN documents d ON d.id = c.document_id
+		WHERE c.id IN (SELECT value FROM json_each(?))`)
+	if err != nil {
+		return nil, fmt.Errorf("load chunks: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, string(list))
 	if err != nil {
 		return nil, fmt.Errorf("load chunks: %w", err)
 	}

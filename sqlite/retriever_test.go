@@ -96,11 +96,11 @@ func TestCommonTermsAreDropped(t *testing.T) {
 	}
 	mustUpsert(t, s, testDoc(t, "", "rare", "Rare", "policy on sabbaticals"))
 	r := NewRetriever(db, nil)
-	terms, err := r.selective(ctx, []string{"policy", "sabbaticals", "unknownword"})
+	terms, err := r.selective(ctx, []string{"policy", "sabbaticals", "unknownword"}, nil)
 	if err != nil || fmt.Sprint(terms) != "[sabbaticals unknownword]" {
 		t.Errorf("selective = %v, %v", terms, err)
 	}
-	if terms, _ := r.selective(ctx, []string{"policy", "text"}); len(terms) != 2 {
+	if terms, _ := r.selective(ctx, []string{"policy", "text"}, nil); len(terms) != 2 {
 		t.Errorf("all-common terms were dropped: %v", terms)
 	}
 	got, err := r.Retrieve(ctx, reqFor("sabbaticals policy"))
