@@ -92,6 +92,14 @@ func (t requestFixes) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func fixBody(body []byte, c call) []byte {
+	// Most requests need only the temperature: added in place, without
+	// decoding and encoding a body that holds the whole prompt. A body
+	// that mentions a temperature anywhere, or json_object, takes the
+	// exact way below.
+	if c.temperature == 0 && len(body) > 2 && body[0] == '{' && body[1] != '}' &&
+		!bytes.Contains(body, []byte(`"temperature":`)) && !bytes.Contains(body, []byte(`"json_object"`)) {
+		return append([]byte(`{"temperature":0,`), body[1:]...)
+	}
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(body, &fields) != nil {
 		return body

@@ -136,10 +136,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.HTTPClient != nil {
 		*hc = *cfg.HTTPClient
 	}
-	rt := &retryTransport{base: hc.Transport, retries: cfg.MaxRetries, timeout: cfg.Timeout, sleep: retry.Sleep}
-	if rt.base == nil {
-		rt.base = http.DefaultTransport
-	}
+	rt := &retryTransport{base: keepIdle(hc.Transport), retries: cfg.MaxRetries, timeout: cfg.Timeout, sleep: retry.Sleep}
 	hc.Transport = rt
 	if cfg.MaxConcurrent > 0 {
 		hc.Transport = limit{base: hc.Transport, slots: make(chan struct{}, cfg.MaxConcurrent)}
@@ -153,6 +150,29 @@ func New(cfg Config) (*Client, error) {
 	oc.BaseURL = base
 	oc.HTTPClient = hc
 	return &Client{api: openai.NewClientWithConfig(oc), cfg: cfg, rt: rt, record: agent.RecordUsage}, nil
+}
+
+// idleConnsPerHost is how many idle connections to the server the client
+// keeps: a grading wave sends a retrieval's documents at once (six by
+// default, more when questions run side by side), and net/http keeps two,
+// so each wave would dial again the connections it opened the time before
+// (to a real API: TLS handshakes).
+const idleConnsPerHost = 32
+
+// keepIdle returns the transport to send with: base (http.DefaultTransport
+// when nil), and if it is a *http.Transport that keeps the default two
+// idle connections per host, a copy that keeps idleConnsPerHost.
+func keepIdle(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	t, ok := base.(*http.Transport)
+	if !ok || t.MaxIdleConnsPerHost != 0 {
+		return base // the caller's own settings
+	}
+	t = t.Clone()
+	t.MaxIdleConnsPerHost = idleConnsPerHost
+	return t
 }
 
 func normalizeBaseURL(s string) (string, error) {

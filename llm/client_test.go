@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -560,5 +562,46 @@ func TestExtractJSON(t *testing.T) {
 		if got != tt.want || ok != (tt.want != "") {
 			t.Errorf("extractJSON(%q) = %q, %v; want %q", tt.in, got, ok, tt.want)
 		}
+	}
+}
+
+// Requests reuse their connections: each JSON answer is read to its end
+// (go-openai's decoder stops at the closing brace, and a chunked body
+// whose end was not read is not reused), and as many idle connections are
+// kept as a grading wave opens (the default keeps two), so that the
+// client does not dial (to a real API: shake hands over TLS) per call.
+func TestConnectionsAreReused(t *testing.T) {
+	var dials atomic.Int32
+	c, _, _ := newTestClient(t, Config{HTTPClient: &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			return (&net.Dialer{}).DialContext(ctx, network, addr)
+		}}}}, func(_ int, w http.ResponseWriter, _ map[string]any) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Paris."}}]}`)
+		w.(http.Flusher).Flush() // chunked, as many servers answer
+		fmt.Fprint(w, "\n")
+	})
+	chat := func() {
+		if _, err := c.Chat(t.Context(), []Message{{Role: RoleUser, Content: "Capital of France?"}}); err != nil {
+			t.Error(err)
+		}
+	}
+	for range 5 {
+		chat()
+	}
+	if n := dials.Load(); n != 1 {
+		t.Errorf("%d connections for 5 requests one after another, want 1", n)
+	}
+	// Waves of 6 at once: the second wave finds the first's connections.
+	for range 2 {
+		var wg sync.WaitGroup
+		for range 6 {
+			wg.Go(chat)
+		}
+		wg.Wait()
+	}
+	if n := dials.Load(); n > 7 {
+		t.Errorf("%d connections for two waves of 6 requests, want at most 7", n)
 	}
 }

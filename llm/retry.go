@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/switchboard/switchboard/internal/retry"
@@ -94,7 +95,8 @@ func (t *retryTransport) once(req *http.Request, body []byte) (*http.Response, e
 		cancel()
 		return nil, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel,
+		drain: !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")}
 	return resp, nil
 }
 
@@ -133,12 +135,26 @@ func discard(resp *http.Response) {
 }
 
 // cancelOnClose releases an attempt's timeout when its body is closed.
+// A JSON body is read to its end first: go-openai's decoder stops at the
+// closing brace, leaving the server's final newline unread, and a
+// connection whose body was not read to the end is not reused. Each
+// request would dial (and, to a real API, shake hands over TLS) again.
 type cancelOnClose struct {
 	io.ReadCloser
 	cancel context.CancelFunc
+	drain  bool // not a stream, whose rest may never come
 }
 
+// drainWait bounds the wait for the rest of a body: a server that keeps
+// it open is not waited for.
+const drainWait = 50 * time.Millisecond
+
 func (b *cancelOnClose) Close() error {
+	if b.drain {
+		t := time.AfterFunc(drainWait, b.cancel)
+		_, _ = io.Copy(io.Discard, io.LimitReader(b.ReadCloser, 64<<10))
+		t.Stop()
+	}
 	err := b.ReadCloser.Close()
 	b.cancel()
 	return err
