@@ -170,12 +170,21 @@ func (d *Dispatcher) claim(ctx context.Context) {
 			err error
 		)
 		if len(names) > 0 {
-			cctx, cancel := context.WithTimeout(ctx, storeTimeout)
+			// Not cancelled with ctx: a claim the database made while the
+			// client gave up on it would hold the question for a lease,
+			// unanswered. One taken as the replica stops is given back
+			// (answerStored).
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 			j, ok, err = d.cfg.Questions.Claim(cctx, d.cfg.Owner, names, d.cfg.Lease)
 			cancel()
 		}
 		if err != nil && ctx.Err() == nil {
 			d.log.Warn("could not claim a question", "err", err)
+		}
+		if ok && ctx.Err() != nil {
+			// Claimed as the replica stops: given back untouched.
+			d.release(ctx, j.ID, d.log.With("question", j.ID))
+			return
 		}
 		if ok {
 			_ = panics.Catch(d.log, "answer", func() error { d.answerStored(ctx, j, resumers[j.Platform]); return nil })
@@ -273,8 +282,7 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, resume 
 		case lost.Load():
 			log.Warn("another replica took the question over; leaving it to it")
 		case ctx.Err() != nil: // this replica is stopping
-			store("release", func(c context.Context) error { return d.cfg.Questions.Release(c, qj.ID, d.cfg.Owner) })
-			log.Info("stopping: the question is given back to be answered by another replica")
+			d.release(ctx, qj.ID, log)
 		default:
 			return false
 		}
@@ -287,6 +295,18 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, resume 
 	if !handedBack.Load() && !lost.Load() {
 		finished(ctx)
 	}
+}
+
+// release gives question id back to be claimed at once: this replica is
+// stopping.
+func (d *Dispatcher) release(ctx context.Context, id string, log *slog.Logger) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancel()
+	if err := d.cfg.Questions.Release(sctx, id, d.cfg.Owner); err != nil {
+		log.Error("question store: release", "err", err)
+		return
+	}
+	log.Info("stopping: the question is given back to be answered by another replica")
 }
 
 // renew extends the claim on question id every third of the lease until

@@ -139,7 +139,10 @@ func (q *Questions) Finish(ctx context.Context, id, owner string) error {
 
 // Release implements questions.Store.
 func (q *Questions) Release(ctx context.Context, id, owner string) error {
-	_, err := q.db.pool.Exec(ctx, `UPDATE questions SET state = 'queued', owner = '', lease_until = NULL, updated = $3
+	// A question given back does not count as an attempt: those count
+	// the claims that ended with their replica gone.
+	_, err := q.db.pool.Exec(ctx, `UPDATE questions SET state = 'queued', owner = '', lease_until = NULL, updated = $3,
+		attempts = greatest(attempts - 1, 0)
 		WHERE id = $1 AND owner = $2 AND state = 'running'`, id, owner, q.db.now())
 	if err != nil {
 		return fmt.Errorf("postgres: release question %s: %w", id, err)

@@ -131,8 +131,8 @@ func TestQuestionsLeaseRunsOut(t *testing.T) {
 	if err := q.Release(ctx, "a1", "r2"); err != nil {
 		t.Fatal(err)
 	}
-	if j, ok := claim(t, q, "r3"); !ok || j.ID != "a1" {
-		t.Fatalf("claim after release = %+v, %v", j, ok)
+	if j, ok := claim(t, q, "r3"); !ok || j.ID != "a1" || j.Attempts != 2 {
+		t.Fatalf("claim after release = %+v, %v; want a1, attempt 2 (the claim given back does not count)", j, ok)
 	}
 }
 

@@ -67,6 +67,7 @@ type Store interface {
 	// owner: it is never claimed again.
 	Finish(ctx context.Context, id, owner string) error
 	// Release gives the job id back, to be claimed again at once (owner
-	// is shutting down without answering it).
+	// is shutting down without answering it); the claim it gives back is
+	// not counted in Attempts.
 	Release(ctx context.Context, id, owner string) error
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard/switchboard/internal/testenv"
 	"github.com/switchboard/switchboard/llm/offline"
 	"github.com/switchboard/switchboard/postgres"
+	"github.com/switchboard/switchboard/questions"
 )
 
 // These tests run the whole path: the fake Discord delivers a question,
@@ -159,6 +160,10 @@ type options struct {
 	// hangUp makes the http endpoint's client hang up once it has the
 	// response, as Discord does: the request's context ends then.
 	hangUp bool
+	// questions stores the questions (PostgreSQL), as replicas share
+	// them; fake is the fake Discord of another replica, to share.
+	questions questions.Store
+	fake      *discordtest.Server
 }
 
 // harness is one adapter wired to a fake Discord.
@@ -168,14 +173,19 @@ type harness struct {
 	fake *discordtest.Server
 	ad   *discord.Adapter
 	disp *counting
-	ret  *retriever
-	fb   *memFeedback
-	url  string // http mode: the adapter's endpoint
+	// abandon cancels the answers running, as serve does past its grace.
+	abandon context.CancelFunc
+	ret     *retriever
+	fb      *memFeedback
+	url     string // http mode: the adapter's endpoint
 }
 
 func start(t *testing.T, mode string, opt options) *harness {
 	t.Helper()
-	fake := discordtest.New(t)
+	fake := opt.fake
+	if fake == nil {
+		fake = discordtest.New(t)
+	}
 	log := testLogger(t)
 	ret := &retriever{}
 	ag, err := agent.New(agent.Config{
@@ -191,7 +201,7 @@ func start(t *testing.T, mode string, opt options) *harness {
 	}
 	fb := &memFeedback{answers: map[string]feedback.Answer{}}
 	d := bot.NewDispatcher(bot.Config{Agent: asker, Workers: opt.workers, Queue: opt.queue,
-		Interval: 10 * time.Millisecond, Feedback: fb, Log: log, Dedupe: opt.dedupe})
+		Interval: 10 * time.Millisecond, Feedback: fb, Log: log, Dedupe: opt.dedupe, Questions: opt.questions, Poll: 5 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	d.Start(ctx)
 	t.Cleanup(func() {
@@ -202,7 +212,7 @@ func start(t *testing.T, mode string, opt options) *harness {
 		}
 		cancel()
 	})
-	h := &harness{t: t, mode: mode, fake: fake, disp: &counting{Dispatcher: d}, ret: ret, fb: fb}
+	h := &harness{t: t, mode: mode, fake: fake, disp: &counting{Dispatcher: d}, ret: ret, fb: fb, abandon: cancel}
 	cfg := discord.Config{Mode: mode, BotToken: fake.Token, AppID: fake.AppID, GuildID: opt.guild, APIURL: fake.APIURL, Log: log}
 	if mode == discord.ModeHTTP {
 		cfg.PublicKey = fake.PublicKey()
@@ -214,6 +224,7 @@ func start(t *testing.T, mode string, opt options) *harness {
 	if err := h.ad.RegisterCommands(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	d.Resume("discord", h.ad.Resume)
 	switch mode {
 	case discord.ModeGateway:
 		gctx, gcancel := context.WithCancel(context.Background())
@@ -768,4 +779,59 @@ func TestReplayAnsweredOnceWithPostgres(t *testing.T) {
 	if answered != 2 || dups != 3 {
 		t.Errorf("%d answers and %d replays refused as duplicates, want 2 and 3 (errors %v)", answered, dups, h.disp.errs)
 	}
+}
+
+// A stored question that its replica could not finish (stopped past its
+// grace) is answered by another replica in the /ask's own response, with
+// the interaction's token the first one kept.
+func TestStoredQuestionTakenOverInTheResponse(t *testing.T) {
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, testenv.PostgresURL(t), postgres.Options{EmbeddingDim: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	store := postgres.NewQuestions(db)
+	running := make(chan struct{}, 1)
+	stuck := func(bot.Asker) bot.Asker {
+		return askerFunc(func(ctx context.Context, _ agent.Question, _ agent.Emitter) (agent.Result, error) {
+			running <- struct{}{}
+			<-ctx.Done()
+			return agent.Result{}, ctx.Err()
+		})
+	}
+	a := start(t, discord.ModeHTTP, options{questions: store, asker: stuck})
+	ia := a.ask("c1", "u1", "what is the data retention policy?")
+	select {
+	case <-running:
+	case <-time.After(time.Minute): // a guard, not a timing
+		t.Fatal("the first replica did not take the question")
+	}
+	a.abandon()
+
+	b := start(t, discord.ModeHTTP, options{questions: store, fake: a.fake})
+	a.fake.Wait(t, "the answer in the /ask's response", func() bool {
+		m, ok := a.fake.Original(ia.Token)
+		return ok && len(m.Buttons()) > 0
+	})
+	m, _ := a.fake.Original(ia.Token)
+	if !strings.Contains(m.Text(), "24 months") {
+		t.Errorf("the response shows %q, want the answer", m.Text())
+	}
+	if n := len(b.ret.questions()); n != 1 {
+		t.Errorf("the second replica searched %d times, want once", n)
+	}
+	if msgs := a.fake.BotMessages("c1"); len(msgs) != 1 {
+		t.Errorf("%d messages in the channel, want the response alone", len(msgs))
+	}
+}
+
+// askerFunc adapts a function to bot.Asker.
+type askerFunc func(ctx context.Context, q agent.Question, emit agent.Emitter) (agent.Result, error)
+
+func (f askerFunc) Ask(ctx context.Context, q agent.Question, emit agent.Emitter) (agent.Result, error) {
+	return f(ctx, q, emit)
 }
