@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -28,10 +27,6 @@ func (a *Adapter) Handler() http.Handler {
 	mux.HandleFunc("POST /slack/interactions", a.serveInteractions)
 	return mux
 }
-
-// ackWithin bounds how long an event's acknowledgement waits for its
-// question to be taken: Slack's limit is 3 seconds.
-const ackWithin = 2 * time.Second
 
 func (a *Adapter) serveEvents(w http.ResponseWriter, r *http.Request) {
 	body, ok := a.verify(w, r)
@@ -57,19 +52,7 @@ func (a *Adapter) serveEvents(w http.ResponseWriter, r *http.Request) {
 		// since Slack retries what is not answered in 3s. Retries
 		// (X-Slack-Retry-Num) are handled like first deliveries; the
 		// dispatcher recognises them by event id.
-		taken := make(chan struct{})
-		a.background(func(ctx context.Context) {
-			defer close(taken)
-			a.onEvent(ctx, body)
-		})
-		t := time.NewTimer(ackWithin)
-		select {
-		case <-taken:
-		case <-t.C:
-		case <-r.Context().Done():
-		}
-		t.Stop()
-		w.WriteHeader(http.StatusOK)
+		a.takeThenAck(func(ctx context.Context) { a.onEvent(ctx, body) }, func() { w.WriteHeader(http.StatusOK) })
 	default:
 		a.log.Info("ignoring an Events API request", "type", env.Type)
 		w.WriteHeader(http.StatusOK)

@@ -232,6 +232,29 @@ func (a *Adapter) background(f func(ctx context.Context)) {
 	}()
 }
 
+// ackWithin bounds how long an event's acknowledgement waits for its
+// question to be taken: Slack's limit is 3 seconds.
+const ackWithin = 2 * time.Second
+
+// takeThenAck handles an event in the background and acknowledges it once
+// its question is taken (stored, with a question store, so that a process
+// that dies before then leaves the event to Slack's retry), or after
+// ackWithin, whichever comes first.
+func (a *Adapter) takeThenAck(handle func(context.Context), ack func()) {
+	taken := make(chan struct{})
+	a.background(func(ctx context.Context) {
+		defer close(taken)
+		handle(ctx)
+	})
+	t := time.NewTimer(ackWithin)
+	defer t.Stop()
+	select {
+	case <-taken:
+	case <-t.C:
+	}
+	ack()
+}
+
 // Wait returns once every acknowledged delivery has been handled: handed
 // to the dispatcher, or answered privately. On shutdown, call it after the
 // HTTP server and RunSocketMode have stopped and before the dispatcher's

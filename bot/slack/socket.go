@@ -67,13 +67,23 @@ func (a *Adapter) onSocketEvent(ctx context.Context, client *socketmode.Client, 
 	if req == nil || req.EnvelopeID == "" {
 		return // hello, disconnect: slack-go handles them
 	}
-	if err := client.AckCtx(ctx, req.EnvelopeID, nil); err != nil {
-		a.log.Warn("could not acknowledge a socket mode request", "envelope", req.EnvelopeID, "err", err)
+	ack := func() {
+		if err := client.AckCtx(ctx, req.EnvelopeID, nil); err != nil {
+			a.log.Warn("could not acknowledge a socket mode request", "envelope", req.EnvelopeID, "err", err)
+		}
 	}
 	payload := []byte(req.Payload)
+	if req.Type == socketmode.RequestTypeEventsAPI {
+		// Acknowledged once its question is taken, as over HTTP; the
+		// wait is another goroutine's, so that the next envelope is read
+		// meanwhile.
+		a.background(func(context.Context) {
+			a.takeThenAck(func(ctx context.Context) { a.onEvent(ctx, payload) }, ack)
+		})
+		return
+	}
+	ack()
 	switch req.Type {
-	case socketmode.RequestTypeEventsAPI:
-		a.background(func(ctx context.Context) { a.onEvent(ctx, payload) })
 	case socketmode.RequestTypeInteractive:
 		a.background(func(ctx context.Context) { a.onInteraction(ctx, payload) })
 	default:
