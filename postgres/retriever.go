@@ -32,7 +32,7 @@ const (
 
 // Retriever is the vector route over PostgreSQL: a hybrid search that
 // ranks chunks by cosine similarity of embeddings (the HNSW index) and,
-// separately, by full-text match (the GIN index, ts_rank_cd), then fuses
+// separately, by full-text match (the GIN index, ts_rank), then fuses
 // the two rankings with Reciprocal Rank Fusion. Keyword search finds exact
 // names and codes that embeddings blur; embeddings find paraphrases that
 // share no words with the question.
@@ -60,10 +60,11 @@ const scopeSQL = `workspace IN ($3, '') AND (NOT private OR ($4 <> '' AND channe
 
 // commonFraction is the share of chunks above which a query word is
 // dropped from the full-text ranking, as long as another word remains.
-// ts_rank_cd knows nothing of how rare a word is, so a common word ("policy"
-// in a policy handbook) would rank chunks by how often they repeat it, and
-// it would make most chunks matches to be fetched and ranked one by one:
-// for a word in half of 100,000 chunks, 50,000 rows per question.
+// ts_rank knows nothing of how rare a word is, so a common word ("policy"
+// in a policy handbook) would weigh as much as the rare one the question
+// is about, and it would make most chunks matches to be fetched and ranked
+// one by one: for a word in half of 100,000 chunks, 50,000 rows per
+// question.
 const commonFraction = "0.1"
 
 // hybridSQL ranks by vector ($1, NULL for none) and by text ($2, words
@@ -86,6 +87,18 @@ const commonFraction = "0.1"
 // pairs them with NULL elements, which must not reach the IN list.) The
 // lexemes come from words of letters and digits only (see queryWords), so
 // quoting them is belt and braces.
+//
+// The text ranking is ts_rank's rather than ts_rank_cd's. For an OR query
+// every occurrence of a word is a cover of its own, so ts_rank_cd is a
+// weighted count of occurrences: a chunk that repeats one word outranks
+// one that has all of them. ts_rank counts a word's best-weighted
+// occurrence in full and the others ever less (1/n²), as bm25 saturates
+// term frequency on SQLite's side. It is also a third of the cost per
+// matching chunk (2.5 µs against 8 µs), and ranking every match was most
+// of the query's time at 100,000 chunks. The matches are read through
+// chunks_tsv with the scope's workspace test repeated in the form that
+// index holds (ARRAY[workspace] && ..., migration 007), so that those of
+// other workspaces are not fetched only to be filtered out.
 const hybridSQL = `WITH vec AS MATERIALIZED (
 	SELECT id, embedding <=> $1::vector AS dist
 	FROM chunks
@@ -108,9 +121,10 @@ const hybridSQL = `WITH vec AS MATERIALIZED (
 	FROM words
 	WHERE NOT common OR NOT EXISTS (SELECT 1 FROM words WHERE NOT common)
 ), txt AS MATERIALIZED (
-	SELECT id, row_number() OVER (ORDER BY ts_rank_cd(tsv, (SELECT q FROM query)) DESC, id) AS rank
+	SELECT id, row_number() OVER (ORDER BY ts_rank(tsv, (SELECT q FROM query)) DESC, id) AS rank
 	FROM chunks
-	WHERE $2::text IS NOT NULL AND tsv @@ (SELECT q FROM query) AND ` + scopeSQL + `
+	WHERE $2::text IS NOT NULL AND tsv @@ (SELECT q FROM query) AND ARRAY[workspace] && ARRAY[$3::text, '']
+		AND ` + scopeSQL + `
 	ORDER BY rank
 	LIMIT $5
 ), fused AS (

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -228,5 +229,62 @@ func TestRetrieveCarriesTheSection(t *testing.T) {
 	}
 	if got[0].Title != "Leave policy" || got[0].Section != "Sick leave" {
 		t.Errorf("best = %q, section %q; want Leave policy, Sick leave", got[0].Title, got[0].Section)
+	}
+}
+
+// The full-text ranking prefers a chunk with more of the question's words
+// to one that repeats a single word (ts_rank; ts_rank_cd scores an OR
+// query by counting occurrences and would put the repeater first).
+func TestTextRankingPrefersMoreOfTheWords(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	mustUpsert(t, NewDocumentStore(db),
+		testDoc(t, "", "repeats", "Note", "sabbatical sabbatical sabbatical sabbatical sabbatical"),
+		testDoc(t, "", "both", "Note", "sabbatical leave"))
+	got, err := NewRetriever(db, nil).Retrieve(context.Background(), agent.Request{Query: "sabbatical leave", Limit: 2})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("retrieve = %+v, %v", got, err)
+	}
+	if got[0].ID != "both#0" {
+		t.Errorf("best = %s, want both#0", got[0].ID)
+	}
+}
+
+// The text ranking reads its matches through chunks_tsv with the scope's
+// workspace test in the index condition (migration 007), so that matches
+// in other workspaces are not fetched from the table to be filtered out.
+// hybridSQL must say it in the form the index holds.
+func TestTextSearchIndexHoldsTheWorkspace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// A small table is cheaper to scan; the index path is what a large
+	// store takes.
+	db := openURL(t, testenv.PostgresURL(t)+"&enable_seqscan=off", Options{EmbeddingDim: testDim, Embedder: "bow"}, true)
+	for _, ws := range []string{"", "T1", "T2"} {
+		storetest.SeedCorpus(t, bow, NewDocumentStore(db), ws)
+	}
+	if _, err := db.pool.Exec(ctx, `ANALYZE chunks`); err != nil {
+		t.Fatal(err)
+	}
+	var plan strings.Builder
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `EXPLAIN `+hybridSQL, nil, "password manager", "T1", "", minPool, defaultLimit)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				return err
+			}
+			plan.WriteString(line + "\n")
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`Index Cond: .*tsv @@ .*ARRAY\[workspace\] &&`).MatchString(plan.String()) {
+		t.Fatalf("the text search does not look the workspace up in chunks_tsv:\n%s", plan.String())
 	}
 }

@@ -18,7 +18,7 @@ const (
 //
 // hybridSQL OR's them rather than using websearch_to_tsquery's AND: a
 // question's words rarely all occur in the passage that answers it ("How
-// many days of vacation do we get?"), and ts_rank_cd still ranks passages
+// many days of vacation do we get?"), and ts_rank still ranks passages
 // with more of the words higher. Every word is a run of letters, digits and
 // combining marks, so quotes, '&', '!', ':*' or parentheses in the question
 // are only ever separators. Stop words need no filtering here: the
