@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -115,6 +116,7 @@ func overhead(tb testing.TB, p params) []Overhead {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			calls := 0
+			cpu0 := cpuTime()
 			start := time.Now()
 			for range p.overhead {
 				res, err := a.Ask(context.Background(), q, nil)
@@ -124,11 +126,13 @@ func overhead(tb testing.TB, p params) []Overhead {
 				calls += res.LLMCalls
 			}
 			elapsed := time.Since(start)
+			cpu := cpuTime() - cpu0
 			runtime.ReadMemStats(&after)
 			n := float64(p.overhead)
 			rows = append(rows, Overhead{
 				Scenario: sc.name, Engine: engine, Route: route, Questions: p.overhead, ModelCalls: float64(calls) / n,
 				MSPerQuestion:     ms(elapsed) / n,
+				CPUMSPerQuestion:  ms(cpu) / n,
 				AllocsPerQuestion: float64(after.Mallocs-before.Mallocs) / n,
 				KBPerQuestion:     float64(after.TotalAlloc-before.TotalAlloc) / 1024 / n,
 			})
@@ -165,4 +169,13 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 		}
 	}
+}
+
+// cpuTime is the CPU time this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -70,10 +70,13 @@ type Overhead struct {
 	Engine   string `json:"engine"` // "model (0 ms, HTTP)" or "offline"
 	// Route is the route the answer took, and "no answer" when it found
 	// nothing: the offline engine takes its own path, not the scenario's.
-	Route             string  `json:"route"`
-	Questions         int     `json:"questions"`
-	ModelCalls        float64 `json:"model_calls"`
-	MSPerQuestion     float64 `json:"ms_per_question"`
+	Route         string  `json:"route"`
+	Questions     int     `json:"questions"`
+	ModelCalls    float64 `json:"model_calls"`
+	MSPerQuestion float64 `json:"ms_per_question"` // wall time, the fake model's answers included
+	// CPUMSPerQuestion is this process's CPU time (user and system) per
+	// question: Switchboard's own work, whatever it waited for.
+	CPUMSPerQuestion  float64 `json:"cpu_ms_per_question"`
 	AllocsPerQuestion float64 `json:"allocs_per_question"`
 	KBPerQuestion     float64 `json:"kb_per_question"`
 }
@@ -197,9 +200,9 @@ func (r Report) WriteTable(w io.Writer) error {
 	}
 	if len(r.Overhead) > 0 {
 		fmt.Fprintln(tw, "\n2. Orchestration overhead: per question, in this process (the fake model runs in another)")
-		row("scenario", "engine", "route taken", "model calls", "ms", "allocs", "KiB")
+		row("scenario", "engine", "route taken", "model calls", "wall ms", "CPU ms", "allocs", "KiB")
 		for _, o := range r.Overhead {
-			row(o.Scenario, o.Engine, o.Route, f1(o.ModelCalls), f2(o.MSPerQuestion), f0(o.AllocsPerQuestion), f0(o.KBPerQuestion))
+			row(o.Scenario, o.Engine, o.Route, f1(o.ModelCalls), f2(o.MSPerQuestion), f2(o.CPUMSPerQuestion), f0(o.AllocsPerQuestion), f0(o.KBPerQuestion))
 		}
 	}
 	if len(r.Load) > 0 {
