@@ -258,7 +258,7 @@ func newDemoKBWith(tb testing.TB, emb sqlite.Embedder, name string) *demoKB {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	p := &ingest.Pipeline{Store: sqlite.NewDocumentStore(db, name), Embedder: emb}
+	p := &ingest.Pipeline{Store: sqlite.NewDocumentStore(db, name), Embedder: emb, Tidy: db.Optimize} // as cmd/bot wires it
 	rep, err := p.IngestFS(ctx, examples.FS, examples.Prefix, examples.Docs())
 	if err == nil {
 		err = rep.Err()

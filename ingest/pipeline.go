@@ -65,6 +65,12 @@ type Pipeline struct {
 	// at their next ingest.
 	DocsBaseURL string
 
+	// Tidy, when set, runs after an IngestFiles or IngestFS run that wrote
+	// documents: the embedded store merges its full-text index, which
+	// every write adds a segment to and every search reads
+	// (sqlite.DB.Optimize).
+	Tidy func(context.Context) error
+
 	retryDelay time.Duration // before the first retry of a failed batch; tests shorten it
 }
 
@@ -216,6 +222,11 @@ func (p *Pipeline) ingestAll(ctx context.Context, load func(func(kb.Document) er
 	})
 	rep.Added, rep.Updated, rep.Unchanged, rep.Chunks = done.Added, done.Updated, done.Unchanged, done.Chunks
 	rep.Errors = append(rep.Errors, done.Errors...)
+	if p.Tidy != nil && rep.Added+rep.Updated > 0 {
+		if terr := p.Tidy(ctx); terr != nil {
+			rep.Errors = append(rep.Errors, fmt.Errorf("ingest: tidy the store after writing (searches are slower, not wrong): %w", terr))
+		}
+	}
 	return rep, err
 }
 

@@ -282,6 +282,30 @@ func TestIngestFiles(t *testing.T) {
 	}
 }
 
+// The store is tidied once after a run that wrote documents, not after
+// one that changed nothing; a failure to tidy is reported, not fatal.
+func TestTidyAfterARunThatWrote(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.md": "# A\n\n" + prose(3), "b.md": "# B\n\n" + prose(2), ".git/HEAD": "x"})
+	t.Chdir(dir)
+	var tidied int
+	tidyErr := error(nil)
+	p := &Pipeline{Store: newMemStore(), Tidy: func(context.Context) error { tidied++; return tidyErr }}
+	ctx := context.Background()
+	if _, err := p.IngestFiles(ctx, []string{"."}); err != nil || tidied != 1 {
+		t.Fatalf("first run: %v, tidied %d times, want once", err, tidied)
+	}
+	if _, err := p.IngestFiles(ctx, []string{"."}); err != nil || tidied != 1 {
+		t.Fatalf("unchanged run: %v, tidied %d times in all, want still once", err, tidied)
+	}
+	writeFiles(t, dir, map[string]string{"b.md": "# B\n\nchanged"})
+	tidyErr = errors.New("disk full")
+	rep, err := p.IngestFiles(ctx, []string{"."})
+	if err != nil || tidied != 2 || rep.Updated != 1 || len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Error(), "disk full") {
+		t.Fatalf("run with a failed tidy: %v, %s, tidied %d", err, rep, tidied)
+	}
+}
+
 func TestIngestFilesGoesOnAfterAFailedDocument(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.md": "# A", "b.md": "# B", "c.md": "# C", ".git/HEAD": "x"})

@@ -277,6 +277,9 @@ func (app *App) openIngest(ctx context.Context, w *wiring) error {
 		docs = guardedDocs{DocumentStore: docs, guard: app.demo}
 	}
 	app.Ingest = &ingest.Pipeline{Store: app.Metrics.DocumentStore(docs), Embedder: app.Embedder, Legacy: legacyFiles(app.Docs)}
+	if app.Config.DatabaseURL == "" && w.embedded != nil {
+		app.Ingest.Tidy = w.embedded.Optimize // the documents are in the embedded file
+	}
 	if app.Config.Demo && app.embeddedOnly() {
 		return app.loadDemo(ctx)
 	}
