@@ -132,8 +132,10 @@ type job struct {
 	posted chan error // receives the placeholder's result, then is closed
 	// handBack, when set, is asked before a run cut short is finished: it
 	// reports true when the question was handed to another replica, which
-	// finishes it (durable.go).
+	// finishes it (durable.go). unshown, when set, hears that the final
+	// view could not be shown.
 	handBack func() bool
+	unshown  func()
 }
 
 // NewDispatcher returns a Dispatcher; Start runs its workers.
@@ -529,11 +531,11 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	if ed != nil {
 		ed.close()
 	}
+	if d.cfg.Budget != nil {
+		d.cfg.Budget.Spend(budgetKey(j.in), res.Tokens) // spent, whoever finishes the question
+	}
 	if err != nil && ctx.Err() != nil && j.handBack != nil && j.handBack() {
 		return // another replica answers it
-	}
-	if d.cfg.Budget != nil {
-		d.cfg.Budget.Spend(budgetKey(j.in), res.Tokens)
 	}
 	if err == nil {
 		log.Info("answered", "route", res.Route, "confidence", res.Confidence, "offline", res.Offline,
@@ -561,6 +563,9 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	}
 	if err := d.finish(fctx, j.r, v, log); err != nil {
 		log.Error("could not post the answer", "err", err)
+		if j.unshown != nil {
+			j.unshown()
+		}
 		return
 	}
 	if v.Result != nil && d.cfg.Feedback != nil {

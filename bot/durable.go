@@ -36,7 +36,9 @@ type Resumer func(id string, address []byte) (Replier, error)
 // shownChecker is a resumed Replier that can tell whether the answer is
 // shown already: the replica that claimed the question before finished it
 // and died before it could record so. Such a question is not answered a
-// second time.
+// second time. Slack's replier can (its posts carry markers); Discord's
+// cannot, so a Discord question taken over in that moment is answered
+// again, in the same response.
 type shownChecker interface {
 	Shown(ctx context.Context) (bool, error)
 }
@@ -80,10 +82,23 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 	if !ok {
 		return fmt.Errorf("bot: %s questions cannot be stored: its replies have no address", in.Platform)
 	}
-	if err := d.admit(); err != nil {
+	// The placeholder's goroutine is counted now, under the check that
+	// the dispatcher is not stopping, so that Shutdown waits for it.
+	d.mu.Lock()
+	if err := d.admitLocked(); err != nil {
+		d.mu.Unlock()
 		d.refused(in, err)
 		return err
 	}
+	base := d.base
+	d.wg.Add(1)
+	d.mu.Unlock()
+	posting := false
+	defer func() {
+		if !posting {
+			d.wg.Done()
+		}
+	}()
 	question, err := json.Marshal(in)
 	if err != nil {
 		return fmt.Errorf("bot: store the question: %w", err)
@@ -114,10 +129,7 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 		view.Progress = fmt.Sprintf("Waiting in line: %d question%s ahead of yours…", ahead, plural(ahead))
 	}
 	obs := observedReplier{Replier: r, obs: d.cfg.Observer, platform: in.Platform}
-	d.mu.Lock()
-	base := d.base
-	d.wg.Add(1)
-	d.mu.Unlock()
+	posting = true
 	go func() {
 		defer d.wg.Done()
 		pctx, cancel := context.WithTimeout(base, 30*time.Second)
@@ -164,6 +176,10 @@ func (d *Dispatcher) claim(ctx context.Context) {
 		default:
 		}
 		names, resumers := d.platforms()
+		// Each claim is its own owner: a worker whose claim ran out
+		// cannot renew or finish the claim another worker of this
+		// replica took after it.
+		owner := d.cfg.Owner + "/" + newID()
 		var (
 			j   questions.Job
 			ok  bool
@@ -173,9 +189,10 @@ func (d *Dispatcher) claim(ctx context.Context) {
 			// Not cancelled with ctx: a claim the database made while the
 			// client gave up on it would hold the question for a lease,
 			// unanswered. One taken as the replica stops is given back
-			// (answerStored).
+			// (answerStored). A claim made as its storeTimeout ran out
+			// still holds it for a lease, and counts as an attempt.
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
-			j, ok, err = d.cfg.Questions.Claim(cctx, d.cfg.Owner, names, d.cfg.Lease)
+			j, ok, err = d.cfg.Questions.Claim(cctx, owner, names, d.cfg.Lease)
 			cancel()
 		}
 		if err != nil && ctx.Err() == nil {
@@ -183,11 +200,11 @@ func (d *Dispatcher) claim(ctx context.Context) {
 		}
 		if ok && ctx.Err() != nil {
 			// Claimed as the replica stops: given back untouched.
-			d.release(ctx, j.ID, d.log.With("question", j.ID))
+			d.release(ctx, j.ID, owner, d.log.With("question", j.ID))
 			return
 		}
 		if ok {
-			_ = panics.Catch(d.log, "answer", func() error { d.answerStored(ctx, j, resumers[j.Platform]); return nil })
+			_ = panics.Catch(d.log, "answer", func() error { d.answerStored(ctx, j, owner, resumers[j.Platform]); return nil })
 			continue
 		}
 		select {
@@ -205,7 +222,7 @@ func (d *Dispatcher) claim(ctx context.Context) {
 // renewing the claim while it runs. A question it loses (the claim ran out
 // and another replica took it) it leaves without a word; one it cannot
 // finish because the replica is stopping, it gives back.
-func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, resume Resumer) {
+func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, owner string, resume Resumer) {
 	log := d.log.With("question", qj.ID, "attempt", qj.Attempts)
 	store := func(what string, f func(context.Context) error) {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
@@ -215,7 +232,7 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, resume 
 		}
 	}
 	finished := func(context.Context) {
-		store("finish", func(c context.Context) error { return d.cfg.Questions.Finish(c, qj.ID, d.cfg.Owner) })
+		store("finish", func(c context.Context) error { return d.cfg.Questions.Finish(c, qj.ID, owner) })
 	}
 	var in Incoming
 	if err := json.Unmarshal(qj.Question, &in); err != nil {
@@ -241,6 +258,19 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, resume 
 		j.posted <- errNotPlaced
 	}
 	close(j.posted)
+
+	// The claim is renewed from here on, the look for an answer shown
+	// already included.
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var lost, handedBack atomic.Bool
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		d.renew(jctx, qj.ID, owner, log, func() { lost.Store(true); cancel() })
+	}()
+	defer func() { cancel(); <-renewed }()
+
 	if sc, ok := r.(shownChecker); ok && qj.Attempts > 1 {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		shown, err := sc.Shown(cctx)
@@ -269,25 +299,25 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, resume 
 		return
 	}
 
-	jctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var lost, handedBack atomic.Bool
-	renewed := make(chan struct{})
-	go func() {
-		defer close(renewed)
-		d.renew(jctx, qj.ID, log, func() { lost.Store(true); cancel() })
-	}()
 	j.handBack = func() bool {
 		switch {
 		case lost.Load():
 			log.Warn("another replica took the question over; leaving it to it")
 		case ctx.Err() != nil: // this replica is stopping
-			d.release(ctx, qj.ID, log)
+			d.release(ctx, qj.ID, owner, log)
 		default:
 			return false
 		}
 		handedBack.Store(true)
 		return true
+	}
+	// An answer that could not be shown is given back, for this replica
+	// or another to show, rather than recorded as answered.
+	j.unshown = func() {
+		if !lost.Load() {
+			d.release(ctx, qj.ID, owner, log)
+		}
+		handedBack.Store(true)
 	}
 	d.answer(jctx, j)
 	cancel()
@@ -298,22 +328,25 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, resume 
 }
 
 // release gives question id back to be claimed at once: this replica is
-// stopping.
-func (d *Dispatcher) release(ctx context.Context, id string, log *slog.Logger) {
+// stopping, or could not show the answer.
+func (d *Dispatcher) release(ctx context.Context, id, owner string, log *slog.Logger) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
-	if err := d.cfg.Questions.Release(sctx, id, d.cfg.Owner); err != nil {
+	if err := d.cfg.Questions.Release(sctx, id, owner); err != nil {
 		log.Error("question store: release", "err", err)
 		return
 	}
 	log.Info("stopping: the question is given back to be answered by another replica")
 }
 
-// renew extends the claim on question id every third of the lease until
-// ctx ends; when the claim is found lost, it calls lost and returns.
-func (d *Dispatcher) renew(ctx context.Context, id string, log *slog.Logger, lost func()) {
+// renew extends owner's claim on question id every third of the lease
+// until ctx ends. When the claim is found lost, or could not be renewed
+// for a whole lease (another replica may have claimed it since), it calls
+// lost and returns.
+func (d *Dispatcher) renew(ctx context.Context, id, owner string, log *slog.Logger, lost func()) {
 	t := time.NewTicker(d.cfg.Lease / 3)
 	defer t.Stop()
+	renewed := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -321,14 +354,22 @@ func (d *Dispatcher) renew(ctx context.Context, id string, log *slog.Logger, los
 		case <-t.C:
 		}
 		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
-		kept, err := d.cfg.Questions.Extend(sctx, id, d.cfg.Owner, d.cfg.Lease)
+		kept, err := d.cfg.Questions.Extend(sctx, id, owner, d.cfg.Lease)
 		cancel()
 		switch {
-		case err != nil && ctx.Err() == nil:
-			log.Warn("could not renew the claim on a question; trying again", "err", err)
-		case err == nil && !kept:
+		case err == nil && kept:
+			renewed = time.Now()
+		case err == nil:
 			lost()
 			return
+		case ctx.Err() != nil:
+			return
+		case time.Since(renewed) >= d.cfg.Lease:
+			log.Error("could not renew the claim on a question for a whole lease; leaving it", "err", err)
+			lost()
+			return
+		default:
+			log.Warn("could not renew the claim on a question; trying again", "err", err)
 		}
 	}
 }

@@ -3,7 +3,9 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -104,5 +106,47 @@ func TestStoppedReplicaGivesItsQuestionBack(t *testing.T) {
 	}
 	if r.started != 1 {
 		t.Errorf("placeholder posted %d times, want once, by the replica that took the question", r.started)
+	}
+}
+
+// flaky fails the first Finish calls of its recorder.
+type flaky struct {
+	addressed
+	fails *atomic.Int32
+}
+
+func (f flaky) Finish(ctx context.Context, v View) error {
+	if f.fails.Add(-1) >= 0 {
+		return errors.New("chat API down")
+	}
+	return f.addressed.Finish(ctx, v)
+}
+
+// An answer that could not be shown is not recorded as answered: the
+// question is given back and answered again, and shown then.
+func TestAnswerNotShownIsGivenBack(t *testing.T) {
+	store := openStore(t)
+	c := &chat{all: map[string]*recorder{}}
+	var fails atomic.Int32
+	fails.Store(1)
+	var runs atomic.Int32
+	asker := askerFunc(func(_ context.Context, q agent.Question, _ agent.Emitter) (agent.Result, error) {
+		runs.Add(1)
+		return agent.Result{Question: q.Text, Answer: "answer to " + q.Text, Route: agent.RouteVector}, nil
+	})
+	d := start(t, Config{Agent: asker, Questions: store, Poll: time.Millisecond})
+	d.Resume("test", func(id string, addr []byte) (Replier, error) {
+		r, err := c.resume(id, addr)
+		if err != nil {
+			return nil, err
+		}
+		return flaky{addressed: r.(addressed), fails: &fails}, nil
+	})
+	if err := d.Submit(context.Background(), msg("t1", "refunds?"), c.replier("q1")); err != nil {
+		t.Fatal(err)
+	}
+	v := c.replier("q1").wait(t)
+	if v.Result == nil || runs.Load() != 2 {
+		t.Errorf("final view %+v after %d runs; want the answer, shown by the second run", v, runs.Load())
 	}
 }

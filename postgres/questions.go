@@ -32,11 +32,11 @@ func NewQuestions(db *DB) *Questions { return &Questions{db: db} }
 // afford.
 func (q *Questions) Enqueue(ctx context.Context, job questions.Job, keys []string, maxWaiting int) (int, error) {
 	var ahead int
-	now := q.db.now()
+	now := q.stamp()
 	err := q.db.withTx(ctx, func(tx pgx.Tx) error {
 		for _, key := range keys {
 			tag, err := tx.Exec(ctx, `INSERT INTO processed_events (platform, event_id, received_at)
-				VALUES ('chat', $1, $2) ON CONFLICT (platform, event_id) DO NOTHING`, key, now)
+				VALUES ('chat', $1, coalesce($2::timestamptz, now())) ON CONFLICT (platform, event_id) DO NOTHING`, key, now)
 			if err != nil {
 				return err
 			}
@@ -48,7 +48,8 @@ func (q *Questions) Enqueue(ctx context.Context, job questions.Job, keys []strin
 			SELECT count(*) AS n FROM questions WHERE state IN ('posting', 'queued')
 		), added AS (
 			INSERT INTO questions (id, thread, platform, question, address, created, updated)
-			SELECT $1, $2, $3, $4, $5, $6, $6 FROM waiting WHERE $7 <= 0 OR n < $7
+			SELECT $1, $2, $3, $4, $5, coalesce($6::timestamptz, now()), coalesce($6::timestamptz, now())
+			FROM waiting WHERE $7 <= 0 OR n < $7
 			RETURNING id
 		)
 		SELECT n FROM waiting, added`,
@@ -69,9 +70,9 @@ func (q *Questions) Enqueue(ctx context.Context, job questions.Job, keys []strin
 
 // Placed implements questions.Store.
 func (q *Questions) Placed(ctx context.Context, id string, address []byte, placed bool) error {
-	_, err := q.db.pool.Exec(ctx, `UPDATE questions SET address = $2, placed = $3, updated = $4,
+	_, err := q.db.pool.Exec(ctx, `UPDATE questions SET address = $2, placed = $3, updated = coalesce($4::timestamptz, now()),
 		state = CASE WHEN state = 'posting' THEN 'queued' ELSE state END
-		WHERE id = $1`, id, jsonParam(address), placed, q.db.now())
+		WHERE id = $1`, id, jsonParam(address), placed, q.stamp())
 	if err != nil {
 		return fmt.Errorf("postgres: question %s placed: %w", id, err)
 	}
@@ -84,28 +85,30 @@ func (q *Questions) Placed(ctx context.Context, id string, address []byte, place
 // claims it looks for the placeholder by its marker before posting. The state is tested on the locked row
 // itself (not only on the thread's head as read before the lock), so that
 // a row another replica claimed meanwhile is re-read and passed over.
-const claimSQL = `WITH head AS (
+const claimSQL = `WITH clock AS (
+	SELECT coalesce($3::timestamptz, now()) AS now
+), head AS (
 	SELECT DISTINCT ON (thread) id FROM questions
 	WHERE state IN ('posting', 'queued', 'running')
 	ORDER BY thread, seq
 ), pick AS (
 	SELECT q.id FROM questions q JOIN head USING (id)
 	WHERE q.platform = ANY ($5) AND (q.state = 'queued'
-		OR (q.state = 'posting' AND q.created < $3::timestamptz - $4::interval)
-		OR (q.state = 'running' AND q.lease_until < $3))
+		OR (q.state = 'posting' AND q.created < (SELECT now FROM clock) - $4::interval)
+		OR (q.state = 'running' AND q.lease_until < (SELECT now FROM clock)))
 	ORDER BY q.seq
 	LIMIT 1
 	FOR UPDATE OF q SKIP LOCKED
 )
-UPDATE questions q SET state = 'running', owner = $1, lease_until = $3::timestamptz + $2::interval,
-	attempts = q.attempts + 1, updated = $3
-FROM pick WHERE q.id = pick.id
+UPDATE questions q SET state = 'running', owner = $1, lease_until = clock.now + $2::interval,
+	attempts = q.attempts + 1, updated = clock.now
+FROM pick, clock WHERE q.id = pick.id
 RETURNING q.id, q.thread, q.platform, q.question, q.address, q.placed, q.attempts`
 
 // Claim implements questions.Store.
 func (q *Questions) Claim(ctx context.Context, owner string, platforms []string, lease time.Duration) (questions.Job, bool, error) {
 	var j questions.Job
-	err := q.db.pool.QueryRow(ctx, claimSQL, owner, lease, q.db.now(), lease, platforms).
+	err := q.db.pool.QueryRow(ctx, claimSQL, owner, lease, q.stamp(), lease, platforms).
 		Scan(&j.ID, &j.Thread, &j.Platform, &j.Question, &j.Address, &j.Placed, &j.Attempts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return questions.Job{}, false, nil
@@ -118,9 +121,9 @@ func (q *Questions) Claim(ctx context.Context, owner string, platforms []string,
 
 // Extend implements questions.Store.
 func (q *Questions) Extend(ctx context.Context, id, owner string, lease time.Duration) (bool, error) {
-	now := q.db.now()
-	tag, err := q.db.pool.Exec(ctx, `UPDATE questions SET lease_until = $3::timestamptz + $4::interval, updated = $3
-		WHERE id = $1 AND owner = $2 AND state = 'running'`, id, owner, now, lease)
+	tag, err := q.db.pool.Exec(ctx, `UPDATE questions SET lease_until = coalesce($3::timestamptz, now()) + $4::interval,
+		updated = coalesce($3::timestamptz, now())
+		WHERE id = $1 AND owner = $2 AND state = 'running'`, id, owner, q.stamp(), lease)
 	if err != nil {
 		return false, fmt.Errorf("postgres: extend question %s: %w", id, err)
 	}
@@ -129,8 +132,8 @@ func (q *Questions) Extend(ctx context.Context, id, owner string, lease time.Dur
 
 // Finish implements questions.Store.
 func (q *Questions) Finish(ctx context.Context, id, owner string) error {
-	_, err := q.db.pool.Exec(ctx, `UPDATE questions SET state = 'done', updated = $3
-		WHERE id = $1 AND owner = $2`, id, owner, q.db.now())
+	_, err := q.db.pool.Exec(ctx, `UPDATE questions SET state = 'done', updated = coalesce($3::timestamptz, now())
+		WHERE id = $1 AND owner = $2`, id, owner, q.stamp())
 	if err != nil {
 		return fmt.Errorf("postgres: finish question %s: %w", id, err)
 	}
@@ -141,9 +144,9 @@ func (q *Questions) Finish(ctx context.Context, id, owner string) error {
 func (q *Questions) Release(ctx context.Context, id, owner string) error {
 	// A question given back does not count as an attempt: those count
 	// the claims that ended with their replica gone.
-	_, err := q.db.pool.Exec(ctx, `UPDATE questions SET state = 'queued', owner = '', lease_until = NULL, updated = $3,
+	_, err := q.db.pool.Exec(ctx, `UPDATE questions SET state = 'queued', owner = '', lease_until = NULL, updated = coalesce($3::timestamptz, now()),
 		attempts = greatest(attempts - 1, 0)
-		WHERE id = $1 AND owner = $2 AND state = 'running'`, id, owner, q.db.now())
+		WHERE id = $1 AND owner = $2 AND state = 'running'`, id, owner, q.stamp())
 	if err != nil {
 		return fmt.Errorf("postgres: release question %s: %w", id, err)
 	}
@@ -158,6 +161,16 @@ func (q *Questions) Prune(ctx context.Context, olderThan time.Time) (int, error)
 		return 0, fmt.Errorf("postgres: prune questions: %w", err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// stamp is the time the statements take as now: NULL, for the database's
+// own clock, so that leases written by one replica and read by another
+// are on one clock whatever the replicas' clocks say; DB.Now's in tests.
+func (q *Questions) stamp() any {
+	if q.db.Now == nil {
+		return nil
+	}
+	return q.db.Now()
 }
 
 // jsonParam is b as a jsonb parameter: NULL for none, which the columns refuse,
