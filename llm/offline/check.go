@@ -151,7 +151,7 @@ func (e *evidence) index(i int) {
 		return
 	}
 	text := docText(e.docs[i])
-	e.words[i] = stemSet(text)
+	e.words[i] = docStemSet(text) // shared: read only
 	e.nums[i] = make(map[string]bool)
 	for _, n := range numbers(text) {
 		e.nums[i][n] = true

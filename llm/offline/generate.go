@@ -121,7 +121,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 		return nil
 	}
 	var out []candidate
-	titleSet := stemSet(clip(d.Title, 500))
+	titleSet := docStemSet(clip(d.Title, 500))
 	headingSets := make(map[string]map[string]bool)
 	prevPara, prevPos, prevScore := -1, 0, 0.0 // the last sentence scored
 	for _, ds := range documentSentences(d) {
@@ -134,11 +134,11 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 		headingSet := titleSet
 		if ds.heading != "" {
 			if headingSets[ds.heading] == nil {
-				headingSets[ds.heading] = stemSet(ds.heading)
+				headingSets[ds.heading] = docStemSet(ds.heading)
 			}
 			headingSet = headingSets[ds.heading]
 		}
-		set := stemSet(s)
+		set := docStemSet(s)
 		var got, frame float64
 		inHeading := false
 		var own map[string]bool // the set without "this policy": see ownMentions

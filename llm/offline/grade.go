@@ -46,7 +46,7 @@ func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) 
 	}
 	kws := keywords(clip(question, maxQuestion))
 	text := docText(doc)
-	m := matchKeywords(kws, stemSet(text))
+	m := matchKeywords(kws, docStemSet(text))
 
 	if doc.Route == agent.RouteGraph {
 		if len(m.matched) > 0 {
@@ -158,9 +158,9 @@ func anyPassage(d agent.Document, ok func(set map[string]bool) bool) bool {
 	}
 	sets := make([]map[string]bool, len(sents))
 	for i, s := range sents {
-		sets[i] = stemSet(s.text)
+		sets[i] = docStemSet(s.text)
 	}
-	title := stemSet(clip(d.Title, 500))
+	title := docStemSet(clip(d.Title, 500))
 	headings := make(map[string]map[string]bool)
 	for i := range sents {
 		if i > 0 && i+passageSentences > len(sents) {
@@ -168,7 +168,7 @@ func anyPassage(d agent.Document, ok func(set map[string]bool) bool) bool {
 		}
 		h := sents[i].heading
 		if headings[h] == nil {
-			headings[h] = stemSet(h)
+			headings[h] = docStemSet(h)
 		}
 		set := make(map[string]bool, len(title)+len(headings[h])+3*len(sets[i]))
 		for _, part := range append([]map[string]bool{title, headings[h]}, sets[i:min(i+passageSentences, len(sents))]...) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -325,6 +326,38 @@ func stemSet(s string) map[string]bool {
 		}
 	}
 	return m
+}
+
+// maxCorpusStems bounds the texts corpusStems holds: a few megabytes of
+// sentences and their sets.
+const maxCorpusStems = 5000
+
+// corpusStems keeps the stem sets of documents' texts (titles, headings,
+// sentences): the grader, the generator and the checker of a question read
+// the same documents, as do the next questions; a question's own words
+// never go in. The sets are shared: callers only read them. When full it
+// is emptied, so it never holds more than maxCorpusStems texts.
+var corpusStems = struct {
+	sync.Mutex
+	m map[string]map[string]bool
+}{m: map[string]map[string]bool{}}
+
+// docStemSet is stemSet for the text of a document.
+func docStemSet(s string) map[string]bool {
+	corpusStems.Lock()
+	set, ok := corpusStems.m[s]
+	corpusStems.Unlock()
+	if ok {
+		return set
+	}
+	set = stemSet(s)
+	corpusStems.Lock()
+	if len(corpusStems.m) >= maxCorpusStems {
+		clear(corpusStems.m)
+	}
+	corpusStems.m[strings.Clone(s)] = set // not a slice of the whole document
+	corpusStems.Unlock()
+	return set
 }
 
 // synonymStems holds the keys of each synonym's words (see lemma), so

@@ -1,6 +1,8 @@
 package offline
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 	"testing"
 )
@@ -159,5 +161,26 @@ func TestMatchShare(t *testing.T) {
 		if share != tt.share || part != tt.part {
 			t.Errorf("matchShare(%q, %q) = %v, %v; want %v, %v", tt.keyword, tt.text, share, part, tt.share, tt.part)
 		}
+	}
+}
+
+// docStemSet is stemSet, kept: the same set for the same text, whatever
+// was asked between, and never more than maxCorpusStems texts.
+func TestDocStemSetIsStemSet(t *testing.T) {
+	const s = "Customers can request a full refund within 30 days of purchase."
+	if got, want := docStemSet(s), stemSet(s); !maps.Equal(got, want) {
+		t.Fatalf("docStemSet = %v, want stemSet's %v", got, want)
+	}
+	for i := range maxCorpusStems + 10 {
+		docStemSet(fmt.Sprintf("sentence number %d about refunds", i))
+	}
+	corpusStems.Lock()
+	n := len(corpusStems.m)
+	corpusStems.Unlock()
+	if n > maxCorpusStems {
+		t.Errorf("%d texts kept, want at most %d", n, maxCorpusStems)
+	}
+	if got, want := docStemSet(s), stemSet(s); !maps.Equal(got, want) {
+		t.Errorf("after the memo was emptied: %v, want %v", got, want)
 	}
 }
