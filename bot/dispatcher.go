@@ -396,7 +396,19 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 }
 
 // Queued reports how many questions are waiting.
+// With stored questions, it is those waiting across the replicas, or -1
+// when the store cannot say within storeTimeout.
 func (d *Dispatcher) Queued() int {
+	if d.cfg.Questions != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		defer cancel()
+		n, err := d.cfg.Questions.Waiting(ctx)
+		if err != nil {
+			d.log.Warn("could not count the questions waiting", "err", err)
+			return -1
+		}
+		return n
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.queued

@@ -97,6 +97,9 @@ func TestStoppedReplicaGivesItsQuestionBack(t *testing.T) {
 	if finishedByA != 0 {
 		t.Fatalf("the stopped replica finished the question: %+v", r.finished)
 	}
+	if n := a.Queued(); n != 1 {
+		t.Errorf("Queued = %d after the question was given back, want 1 (the store's count)", n)
+	}
 
 	b := start(t, Config{Agent: echo(), Questions: store, Owner: "b", Poll: time.Millisecond})
 	b.Resume("test", c.resume)

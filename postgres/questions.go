@@ -153,6 +153,15 @@ func (q *Questions) Release(ctx context.Context, id, owner string) error {
 	return nil
 }
 
+// Waiting implements questions.Store.
+func (q *Questions) Waiting(ctx context.Context) (int, error) {
+	var n int
+	if err := q.db.pool.QueryRow(ctx, `SELECT count(*) FROM questions WHERE state IN ('posting', 'queued')`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("postgres: count the questions waiting: %w", err)
+	}
+	return n, nil
+}
+
 // Prune forgets the questions finished before olderThan and returns how
 // many it forgot.
 func (q *Questions) Prune(ctx context.Context, olderThan time.Time) (int, error) {

@@ -217,6 +217,9 @@ func TestQuestionsEnqueueLimit(t *testing.T) {
 			t.Fatalf("Enqueue %d = %d, %v; want %d ahead", i, ahead, err, i)
 		}
 	}
+	if n, err := q.Waiting(ctx); err != nil || n != 3 {
+		t.Fatalf("Waiting = %d, %v; want 3", n, err)
+	}
 	if _, err := q.Enqueue(ctx, questions.Job{ID: "x", Thread: "B", Platform: "slack", Question: []byte(`{}`)}, []string{"kx"}, 3); !errors.Is(err, questions.ErrFull) {
 		t.Fatalf("Enqueue past the limit: %v, want ErrFull", err)
 	}

@@ -66,6 +66,8 @@ type Store interface {
 	// Finish records that the job id was answered (or given up on) by
 	// owner: it is never claimed again.
 	Finish(ctx context.Context, id, owner string) error
+	// Waiting counts the jobs not yet claimed, of every replica.
+	Waiting(ctx context.Context) (int, error)
 	// Release gives the job id back, to be claimed again at once (owner
 	// is shutting down without answering it); the claim it gives back is
 	// not counted in Attempts.
