@@ -339,26 +339,35 @@ func withSchema(msgs []Message, schema json.RawMessage) []Message {
 	return append([]Message{{Role: RoleSystem, Content: hint}}, out...)
 }
 
-// complete makes one chat completion (with the transport's retries) and
-// records its usage.
-func (c *Client) complete(ctx context.Context, msgs []Message, format *openai.ChatCompletionResponseFormat, cl call) (string, error) {
+// request is the chat request of msgs, sent as cl says.
+func (c *Client) request(msgs []Message, cl call) (openai.ChatCompletionRequest, error) {
 	if c.cfg.ChatModel == "" {
-		return "", errors.New("no chat model configured")
+		return openai.ChatCompletionRequest{}, errors.New("no chat model configured")
 	}
 	req := openai.ChatCompletionRequest{
 		Model:    c.cfg.ChatModel,
 		Messages: make([]openai.ChatCompletionMessage, len(msgs)),
 		//lint:ignore SA1019 max_tokens is what llama.cpp, Ollama, vLLM and LM Studio read; OpenAI still takes it for chat models
-		MaxTokens:      cl.maxTokens,
-		ResponseFormat: format,
+		MaxTokens: cl.maxTokens,
 	}
 	if cl.temperature > 0 {
 		req.Temperature = cl.temperature // 0 is added by requestFixes
 	}
-	ctx = withCall(ctx, cl)
 	for i, m := range msgs {
 		req.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
+	return req, nil
+}
+
+// complete makes one chat completion (with the transport's retries) and
+// records its usage.
+func (c *Client) complete(ctx context.Context, msgs []Message, format *openai.ChatCompletionResponseFormat, cl call) (string, error) {
+	req, err := c.request(msgs, cl)
+	if err != nil {
+		return "", err
+	}
+	req.ResponseFormat = format
+	ctx = withCall(ctx, cl)
 	resp, err := c.api.CreateChatCompletion(ctx, req)
 	if err != nil {
 		return "", serverError(circuitError(err))

@@ -62,23 +62,13 @@ func refusesStream(err error) bool {
 // estimate of four characters a token, so that the daily token budget
 // still counts the call.
 func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText func(string)) (string, error) {
-	if c.cfg.ChatModel == "" {
-		return "", errors.New("no chat model configured")
+	req, err := c.request(msgs, cl)
+	if err != nil {
+		return "", err
 	}
-	req := openai.ChatCompletionRequest{
-		Model:    c.cfg.ChatModel,
-		Messages: make([]openai.ChatCompletionMessage, len(msgs)),
-		//lint:ignore SA1019 max_tokens is what llama.cpp, Ollama, vLLM and LM Studio read; OpenAI still takes it for chat models
-		MaxTokens:     cl.maxTokens,
-		Stream:        true,
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
-	}
-	if cl.temperature > 0 {
-		req.Temperature = cl.temperature // 0 is added by requestFixes
-	}
+	req.Stream, req.StreamOptions = true, &openai.StreamOptions{IncludeUsage: true}
 	prompt := 0
-	for i, m := range msgs {
-		req.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	for _, m := range msgs {
 		prompt += len(m.Content)
 	}
 	s, err := c.api.CreateChatCompletionStream(withCall(ctx, cl), req)
