@@ -49,16 +49,16 @@ func retrieveAll(t *testing.T, db *DB, emb Embedder) [][]agent.Document {
 func TestCachesChangeNoResult(t *testing.T) {
 	db, emb := demoStore(t)
 	cached := retrieveAll(t, db, emb)
-	if db.chunks.set == nil {
+	if db.chunks.v == nil {
 		t.Fatal("the demo's vectors were not cached")
 	}
 
 	vectors, graph := maxCachedVectorBytes, maxCachedGraph
 	maxCachedVectorBytes, maxCachedGraph = 0, 0
 	t.Cleanup(func() { maxCachedVectorBytes, maxCachedGraph = vectors, graph })
-	db.chunks = chunkCache{}
+	db.chunks = versioned[*chunkSet]{}
 	queried := retrieveAll(t, db, emb)
-	if db.chunks.set != nil {
+	if db.chunks.v != nil {
 		t.Fatal("vectors cached above maxCachedVectorBytes")
 	}
 	if !reflect.DeepEqual(cached, queried) {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"sync"
 
 	"github.com/switchboard/switchboard/agent"
 )
@@ -37,15 +36,6 @@ type cachedChunk struct {
 	norm               float64   // of vec, summed in cosine's order
 }
 
-// chunkCache keeps the chunkSet of one docs version; see graphCache. A
-// nil set with ok set means the vectors are too large to hold.
-type chunkCache struct {
-	mu      sync.Mutex
-	ok      bool
-	version string
-	set     *chunkSet
-}
-
 // chunkSet returns the chunks as of the current docs version, or nil when
 // their vectors are larger than maxCachedVectorBytes.
 func (db *DB) chunkSet(ctx context.Context) (*chunkSet, error) {
@@ -53,22 +43,7 @@ func (db *DB) chunkSet(ctx context.Context) (*chunkSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &db.chunks
-	c.mu.Lock()
-	ok, v, set := c.ok, c.version, c.set
-	c.mu.Unlock()
-	if ok && v == version {
-		return set, nil
-	}
-	// Read after the version: see GraphStore.snapshot.
-	set, err = db.loadChunkSet(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.ok, c.version, c.set = true, version, set
-	c.mu.Unlock()
-	return set, nil
+	return db.chunks.get(ctx, version, db.loadChunkSet)
 }
 
 func (db *DB) loadChunkSet(ctx context.Context) (*chunkSet, error) {

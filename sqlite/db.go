@@ -61,7 +61,7 @@ type DB struct {
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // by query text; see prepared
 
-	chunks chunkCache // the chunks' scopes and vectors, for the Retriever
+	chunks versioned[*chunkSet] // the chunks' scopes and vectors, for the Retriever; nil: too large to hold
 }
 
 // Open opens the store at path, creating the file and its parent directory
@@ -243,6 +243,37 @@ func (db *DB) version(ctx context.Context, key string) (string, error) {
 	if err := st.QueryRowContext(ctx, key).Scan(&v); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", err
 	}
+	return v, nil
+}
+
+// versioned keeps one value loaded from the store for the version it was
+// loaded at (see version): the chunks' vectors, the graph.
+type versioned[T any] struct {
+	mu      sync.Mutex
+	ok      bool
+	version string
+	v       T
+}
+
+// get returns the value for version, loading it when the one kept is of
+// another. The value is read after the version: a write in between makes
+// it newer than its version says, never older, and the next call reloads
+// it.
+func (c *versioned[T]) get(ctx context.Context, version string, load func(context.Context) (T, error)) (T, error) {
+	c.mu.Lock()
+	ok, kept, v := c.ok, c.version, c.v
+	c.mu.Unlock()
+	if ok && kept == version {
+		return v, nil
+	}
+	v, err := load(ctx)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	c.mu.Lock()
+	c.ok, c.version, c.v = true, version, v
+	c.mu.Unlock()
 	return v, nil
 }
 

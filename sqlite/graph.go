@@ -23,8 +23,8 @@ import (
 // nodes and facts it returns are shared with its cache, to be read only.
 type GraphStore struct {
 	db    *DB
-	names graphwalk.IndexCache // entity names, for MatchEntities and the walk
-	cache graphCache           // the graph, for the walk
+	names graphwalk.IndexCache      // entity names, for MatchEntities and the walk
+	cache versioned[*graphSnapshot] // the graph, for the walk; nil: too large to hold
 }
 
 var _ graphwalk.Store = (*GraphStore)(nil)

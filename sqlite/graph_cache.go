@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/switchboard/switchboard/graphwalk"
 )
@@ -31,16 +30,6 @@ type graphSnapshot struct {
 	edges  map[string][]graphwalk.Fact // by node: the edges touching it, by type, then id
 }
 
-// graphCache keeps the snapshot of one graph version; see IndexCache,
-// which it mirrors. A nil snapshot with ok set means the graph is too
-// large to hold at that version.
-type graphCache struct {
-	mu      sync.Mutex
-	ok      bool
-	version string
-	snap    *graphSnapshot
-}
-
 // snapshot returns the graph as of its current version, or nil when it is
 // larger than maxCachedGraph and must be queried.
 func (g *GraphStore) snapshot(ctx context.Context) (*graphSnapshot, error) {
@@ -48,23 +37,7 @@ func (g *GraphStore) snapshot(ctx context.Context) (*graphSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &g.cache
-	c.mu.Lock()
-	ok, v, snap := c.ok, c.version, c.snap
-	c.mu.Unlock()
-	if ok && v == version {
-		return snap, nil
-	}
-	// Read after the version: a write in between makes the snapshot newer
-	// than its version says, never older, and the next call reloads it.
-	snap, err = g.loadSnapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.ok, c.version, c.snap = true, version, snap
-	c.mu.Unlock()
-	return snap, nil
+	return g.cache.get(ctx, version, g.loadSnapshot)
 }
 
 // loadSnapshot reads the whole graph; nil when it is too large to hold.
