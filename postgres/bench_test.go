@@ -390,19 +390,8 @@ func explainHybrid(b *testing.B, db *DB, q benchQuery) string {
 		if _, err := tx.Exec(ctx, searchSettings, fmt.Sprint(db.opts.EfSearch)); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) `+hybridSQL, pgvector.NewVector(q.vec),
+		return explain(ctx, tx, &plan, `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) `+hybridSQL, pgvector.NewVector(q.vec),
 			queryWords(q.text), q.scope.Workspace, q.scope.Channel, minPool, defaultLimit)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				return err
-			}
-			plan.WriteString(line + "\n")
-		}
-		return rows.Err()
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -95,3 +95,19 @@ func queryInt(t testing.TB, db *DB, sql string, args ...any) int {
 	}
 	return n
 }
+
+// explain writes to plan the lines of an EXPLAIN statement run in tx.
+func explain(ctx context.Context, tx pgx.Tx, plan *strings.Builder, query string, args ...any) error {
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return err
+		}
+		plan.WriteString(line + "\n")
+	}
+	return rows.Err()
+}

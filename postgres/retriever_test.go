@@ -98,18 +98,7 @@ func TestVectorSearchIsNotStarvedByScope(t *testing.T) {
 	// The query plan scans the HNSW index; otherwise this test proves nothing.
 	var plan strings.Builder
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `EXPLAIN `+hybridSQL, pgvector.NewVector(q), nil, scope.Workspace, scope.Channel, pool, limit)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				return err
-			}
-			plan.WriteString(line + "\n")
-		}
-		return rows.Err()
+		return explain(ctx, tx, &plan, `EXPLAIN `+hybridSQL, pgvector.NewVector(q), nil, scope.Workspace, scope.Channel, pool, limit)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -268,18 +257,7 @@ func TestTextSearchIndexHoldsTheWorkspace(t *testing.T) {
 	}
 	var plan strings.Builder
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `EXPLAIN `+hybridSQL, nil, "password manager", "T1", "", minPool, defaultLimit)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				return err
-			}
-			plan.WriteString(line + "\n")
-		}
-		return rows.Err()
+		return explain(ctx, tx, &plan, `EXPLAIN `+hybridSQL, nil, "password manager", "T1", "", minPool, defaultLimit)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -744,15 +744,7 @@ func (c cancelOnFlush) Flush() {
 // A replayed /ask is answered once with PostgreSQL de-duplication, though
 // the request's context has ended by the time the de-duplication runs.
 func TestReplayAnsweredOnceWithPostgres(t *testing.T) {
-	ctx := context.Background()
-	db, err := postgres.Open(ctx, testenv.PostgresURL(t), postgres.Options{EmbeddingDim: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := openPostgres(t)
 	h := start(t, discord.ModeHTTP, options{dedupe: postgres.NewEvents(db), hangUp: true})
 	ia := h.ask("c1", "u1", "what is the refund policy?")
 	h.answers("c1", 1)
@@ -785,15 +777,7 @@ func TestReplayAnsweredOnceWithPostgres(t *testing.T) {
 // grace) is answered by another replica in the /ask's own response, with
 // the interaction's token the first one kept.
 func TestStoredQuestionTakenOverInTheResponse(t *testing.T) {
-	ctx := context.Background()
-	db, err := postgres.Open(ctx, testenv.PostgresURL(t), postgres.Options{EmbeddingDim: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := openPostgres(t)
 	store := postgres.NewQuestions(db)
 	running := make(chan struct{}, 1)
 	stuck := func(bot.Asker) bot.Asker {
@@ -834,4 +818,19 @@ type askerFunc func(ctx context.Context, q agent.Question, emit agent.Emitter) (
 
 func (f askerFunc) Ask(ctx context.Context, q agent.Question, emit agent.Emitter) (agent.Result, error) {
 	return f(ctx, q, emit)
+}
+
+// openPostgres opens a migrated PostgreSQL store of the test's own.
+func openPostgres(t *testing.T) *postgres.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, testenv.PostgresURL(t), postgres.Options{EmbeddingDim: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
