@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/switchboard/switchboard/internal/retry"
 )
 
 // Config wires an Agent.
@@ -28,6 +30,9 @@ type Config struct {
 	Observer Observer
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
+	// Sleep waits between attempts to save a thread (nil: a timer);
+	// tests pass one that returns at once.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Knowledge, if set, lets a run that finds nothing say when the
 	// knowledge base is empty and how to fill it (noanswer.go).
 	Knowledge KnowledgeBase
@@ -50,6 +55,7 @@ type Agent struct {
 	budgets    Budgets
 	observer   Observer
 	now        func() time.Time
+	sleep      func(context.Context, time.Duration) error
 	knowledge  KnowledgeBase
 	speculate  bool
 }
@@ -67,6 +73,7 @@ func New(cfg Config) (*Agent, error) {
 		budgets:    cfg.Budgets.withDefaults(),
 		observer:   cfg.Observer,
 		now:        cfg.Now,
+		sleep:      cfg.Sleep,
 		knowledge:  cfg.Knowledge,
 		speculate:  cfg.Speculate,
 	}
@@ -101,6 +108,16 @@ type Question struct {
 	// an asker who comes back hours later starts afresh. 0: a thread's
 	// history is kept however old.
 	MaxIdle time.Duration
+	// Asked is when the question was asked on its platform. A question
+	// answered after a later one of its thread (a delivery retried late)
+	// sees only the turns asked before it, and its turn is stored in its
+	// place (Thread.AsOf, Thread.Append). Zero: now, after every turn.
+	Asked time.Time
+	// Hold, when set, is asked just before the finished turn is stored,
+	// and an error ends the run instead: a replica that lost the question
+	// to another (it was frozen past its lease) must not write the thread
+	// over the other's answer.
+	Hold func(ctx context.Context) error
 }
 
 // Ask runs the state machine for q, reporting progress to emit (which may
@@ -145,7 +162,7 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 			thread.ForgetIdle(a.now(), q.MaxIdle)
 		}
 	}
-	s := &State{Thread: thread, Question: text, Scope: q.Scope}
+	s := &State{Thread: thread.AsOf(q.Asked), Question: text, Scope: q.Scope}
 	switch {
 	case a.model == nil:
 		s.Offline, s.ModelOff, s.OfflineReason = true, true, "no language model is configured"
@@ -164,12 +181,42 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 	s.Answer = shorten(s.Answer, a.budgets.MaxAnswerChars)
 	res := a.result(s)
 	if q.ThreadID != "" {
-		thread.Append(Turn{Question: text, Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: a.now()})
-		if err := a.threads.Save(ctx, thread); err != nil {
-			return Result{}, fmt.Errorf("agent: save thread %q: %w", q.ThreadID, err)
+		if q.Hold != nil {
+			if err := q.Hold(ctx); err != nil {
+				return Result{}, fmt.Errorf("agent: store the turn: %w", err)
+			}
+		}
+		thread.Append(Turn{Question: text, Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: a.now(), Asked: q.Asked})
+		if err := a.save(ctx, thread); err != nil {
+			// The answer stands: an unsaved turn costs a follow-up its
+			// context, while failing the run would cost the asker the
+			// answer the model already wrote (issue 21).
+			emit(Event{Kind: EventNotice, Err: err,
+				Detail: "This answer could not be saved in the conversation's history, so a follow-up may not know it: " + err.Error()})
 		}
 	}
 	return res, nil
+}
+
+// Saving a thread is tried saveAttempts times, saveBackoff apart at
+// first: a store that blinks keeps the turn.
+const (
+	saveAttempts = 3
+	saveBackoff  = 250 * time.Millisecond
+)
+
+// save stores thread, trying again when the store fails.
+func (a *Agent) save(ctx context.Context, thread Thread) error {
+	err := retry.Do(ctx, retry.Policy{Attempts: saveAttempts, Backoff: saveBackoff, Sleep: a.sleep}, func(int) retry.Outcome {
+		if err := a.threads.Save(ctx, thread); err != nil {
+			return retry.Again(err)
+		}
+		return retry.Stop(nil)
+	})
+	if err != nil {
+		return fmt.Errorf("agent: save thread %q: %w", thread.ID, err)
+	}
+	return nil
 }
 
 // CheckQuestion returns the error Ask would refuse text with (EINVALID,

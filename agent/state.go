@@ -1,6 +1,9 @@
 package agent
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Route is where the answer to a question is looked for.
 type Route string
@@ -81,7 +84,12 @@ type Turn struct {
 	Answer   string    `json:"answer"`
 	Route    Route     `json:"route"`
 	Sources  []Source  `json:"sources,omitempty"`
-	At       time.Time `json:"at"`
+	At       time.Time `json:"at"` // when it was answered
+	// Asked is when the question was asked on its platform
+	// (Question.Asked); zero when the platform did not say, and in turns
+	// stored before it was kept. Turns are ordered by it only among
+	// themselves: it is the platform's clock, At is this server's.
+	Asked time.Time `json:"asked,omitzero"`
 }
 
 // Thread is the state kept between questions of one conversation, keyed by
@@ -97,15 +105,54 @@ type Thread struct {
 // maxTurnsKept bounds the history a thread carries into prompts and storage.
 const maxTurnsKept = 20
 
-// Append records a finished turn, keeping only the most recent turns.
+// Append records a finished turn in its place by when it was asked (a
+// question answered late, after a later one of its thread, goes before
+// it), keeping only the most recent turns. A turn of the same question
+// asked at the same time replaces it: a question answered again (another
+// replica took it over from one that stored its turn and died before it
+// could say so) is in the thread once.
 func (t *Thread) Append(turn Turn) {
-	t.Turns = append(t.Turns, turn)
+	i := len(t.Turns)
+	for i > 0 && !turn.Asked.IsZero() && t.Turns[i-1].Asked.After(turn.Asked) {
+		i--
+	}
+	if i > 0 && !turn.Asked.IsZero() && t.Turns[i-1].Asked.Equal(turn.Asked) && t.Turns[i-1].Question == turn.Question {
+		t.Turns[i-1] = turn
+	} else {
+		t.Turns = slices.Insert(t.Turns, i, turn)
+	}
 	if len(t.Turns) > maxTurnsKept {
 		t.Turns = append([]Turn(nil), t.Turns[len(t.Turns)-maxTurnsKept:]...)
 	}
-	t.LastRoute = turn.Route
-	t.LastSources = turn.Sources
+	last := t.Turns[len(t.Turns)-1]
+	t.LastRoute, t.LastSources = last.Route, last.Sources
 	t.Updated = turn.At
+}
+
+// AsOf is the thread as it stood when a question asked at was asked:
+// without the turns asked at or after it, so that a question answered
+// after a later one of its thread (stored late: a platform's retry) is
+// answered with the history its asker saw. Turns that do not say when
+// they were asked stay. The zero time is now: every turn.
+func (t Thread) AsOf(at time.Time) Thread {
+	if at.IsZero() {
+		return t
+	}
+	kept := make([]Turn, 0, len(t.Turns))
+	for _, turn := range t.Turns {
+		if turn.Asked.IsZero() || turn.Asked.Before(at) {
+			kept = append(kept, turn)
+		}
+	}
+	if len(kept) == len(t.Turns) {
+		return t
+	}
+	t.Turns = kept
+	t.LastRoute, t.LastSources = "", nil
+	if n := len(kept); n > 0 {
+		t.LastRoute, t.LastSources = kept[n-1].Route, kept[n-1].Sources
+	}
+	return t
 }
 
 // ForgetIdle drops the turns before the thread's last silence longer than

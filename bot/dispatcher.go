@@ -99,6 +99,11 @@ type Config struct {
 	Owner string
 	Lease time.Duration
 	Poll  time.Duration
+	// Now is the clock (default time.Now); tests move it to freeze a
+	// replica past its lease. Sleep waits between tries of the question
+	// store while it is down (default: a timer); tests return at once.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Dispatcher takes questions from the adapters and answers them: questions
@@ -136,6 +141,9 @@ type job struct {
 	// view could not be shown.
 	handBack func() bool
 	unshown  func()
+	// hold, when set, says whether the question is still this replica's
+	// to answer (agent.Question.Hold).
+	hold func(context.Context) error
 }
 
 // NewDispatcher returns a Dispatcher; Start runs its workers.
@@ -166,6 +174,9 @@ func NewDispatcher(cfg Config) *Dispatcher {
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = defaultPoll
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	return &Dispatcher{
 		resumers: map[string]Resumer{},
@@ -246,7 +257,13 @@ func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
 	}
 	key := in.ThreadKey()
 	waiting, active := d.pending[key]
-	d.pending[key] = append(waiting, j)
+	// In the order asked: a delivery that came late (a retry) goes before
+	// the thread's later questions still waiting.
+	i := len(waiting)
+	for i > 0 && !j.in.Sent.IsZero() && j.in.Sent.Before(waiting[i-1].in.Sent) {
+		i--
+	}
+	d.pending[key] = slices.Insert(waiting, i, j)
 	d.queued++
 	if !active {
 		d.ready <- key // never blocks: capacity covers every thread that can be pending
@@ -477,6 +494,8 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 		Text:     j.in.Text,
 		Scope:    agent.Scope{Workspace: j.in.Workspace, Channel: j.in.Channel},
 		MaxIdle:  j.in.MaxIdle,
+		Asked:    j.in.Sent,
+		Hold:     j.hold,
 	}
 	var budgetNote string
 	q.OfflineReason, budgetNote = d.overBudget(j.in)
@@ -613,6 +632,9 @@ func (d *Dispatcher) Vote(ctx context.Context, answerID, user string, vote int) 
 	}
 	return d.cfg.Feedback.SaveVote(ctx, answerID, user, vote)
 }
+
+// now is the dispatcher's clock.
+func (d *Dispatcher) now() time.Time { return d.cfg.Now() }
 
 func newID() string {
 	var b [8]byte

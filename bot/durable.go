@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/switchboard/switchboard/internal/panics"
+	"github.com/switchboard/switchboard/internal/retry"
 	"github.com/switchboard/switchboard/questions"
 )
 
@@ -49,6 +51,9 @@ const (
 	defaultPoll  = time.Second      // how often idle workers look for questions other replicas took
 	maxAttempts  = 3                // claims of one question before it is given up
 	storeTimeout = 5 * time.Second  // one call to the question store
+	// finishAttempts bounds the tries to record an answered question,
+	// within one storeTimeout.
+	finishAttempts = 3
 )
 
 // errNotPlaced is a stored question's placeholder that was not posted.
@@ -110,7 +115,8 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 	id := newID()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	keys := dedupeKeys(in)
-	ahead, err := d.cfg.Questions.Enqueue(sctx, questions.Job{ID: id, Thread: in.ThreadKey(), Platform: in.Platform, Question: question, Address: addr}, keys, d.cfg.Queue)
+	ahead, err := d.cfg.Questions.Enqueue(sctx, questions.Job{ID: id, Thread: in.ThreadKey(), Platform: in.Platform,
+		Question: question, Address: addr, Asked: in.Sent}, keys, d.cfg.Queue)
 	cancel()
 	switch {
 	case errors.Is(err, questions.ErrDuplicate):
@@ -120,9 +126,11 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 		d.refused(in, ErrBusy)
 		return ErrBusy
 	case err != nil:
-		d.local.forget(keys...)
-		d.log.Error("could not store a question; refused", "err", err)
-		return fmt.Errorf("bot: store the question: %w", err)
+		d.log.Error("could not store a question; keeping it here until the store is back", "question", id, "err", err)
+		posting = true
+		d.hold(base, in, r, ad, questions.Job{ID: id, Thread: in.ThreadKey(), Platform: in.Platform,
+			Question: question, Asked: in.Sent}, keys)
+		return nil
 	}
 	view := View{AnswerID: id, Question: in.Text, Progress: ThinkingLine}
 	if ahead > 0 {
@@ -231,8 +239,17 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, owner s
 			log.Error("question store: "+what, "err", err)
 		}
 	}
+	// Recording the answer is tried again through a blink of the store:
+	// one left unrecorded is claimed again once its lease runs out.
 	finished := func(context.Context) {
-		store("finish", func(c context.Context) error { return d.cfg.Questions.Finish(c, qj.ID, owner) })
+		store("finish", func(c context.Context) error {
+			return retry.Do(c, retry.Policy{Attempts: finishAttempts, Sleep: d.cfg.Sleep}, func(int) retry.Outcome {
+				if err := d.cfg.Questions.Finish(c, qj.ID, owner); err != nil {
+					return retry.Again(err)
+				}
+				return retry.Stop(nil)
+			})
+		})
 	}
 	var in Incoming
 	if err := json.Unmarshal(qj.Question, &in); err != nil {
@@ -252,24 +269,24 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, owner s
 		finished(ctx)
 		return
 	}
-	j := job{in: in, r: observedReplier{Replier: r, obs: d.cfg.Observer, platform: in.Platform},
-		view: View{AnswerID: qj.ID, Question: in.Text, Progress: ThinkingLine}, posted: make(chan error, 1)}
+	// The claim is renewed from here on, the look for an answer shown
+	// already included, and checked before every edit.
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c := &claim{d: d, id: qj.ID, owner: owner, log: log, cancel: cancel, renewed: d.now()}
+	var handedBack atomic.Bool
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		d.renew(jctx, c)
+	}()
+	defer func() { cancel(); <-renewed }()
+	j := job{in: in, r: observedReplier{Replier: claimedReplier{Replier: r, c: c}, obs: d.cfg.Observer, platform: in.Platform},
+		view: View{AnswerID: qj.ID, Question: in.Text, Progress: ThinkingLine}, posted: make(chan error, 1), hold: c.hold}
 	if !qj.Placed {
 		j.posted <- errNotPlaced
 	}
 	close(j.posted)
-
-	// The claim is renewed from here on, the look for an answer shown
-	// already included.
-	jctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var lost, handedBack atomic.Bool
-	renewed := make(chan struct{})
-	go func() {
-		defer close(renewed)
-		d.renew(jctx, qj.ID, owner, log, func() { lost.Store(true); cancel() })
-	}()
-	defer func() { cancel(); <-renewed }()
 
 	if sc, ok := r.(shownChecker); ok && qj.Attempts > 1 {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -301,7 +318,7 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, owner s
 
 	j.handBack = func() bool {
 		switch {
-		case lost.Load():
+		case c.lost.Load():
 			log.Warn("another replica took the question over; leaving it to it")
 		case ctx.Err() != nil: // this replica is stopping
 			d.release(ctx, qj.ID, owner, log)
@@ -314,7 +331,7 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, owner s
 	// An answer that could not be shown is given back, for this replica
 	// or another to show, rather than recorded as answered.
 	j.unshown = func() {
-		if !lost.Load() {
+		if !c.lost.Load() {
 			d.release(ctx, qj.ID, owner, log)
 		}
 		handedBack.Store(true)
@@ -322,9 +339,103 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, owner s
 	d.answer(jctx, j)
 	cancel()
 	<-renewed
-	if !handedBack.Load() && !lost.Load() {
+	if !handedBack.Load() && !c.lost.Load() {
 		finished(ctx)
 	}
+}
+
+// errClaimLost refuses an edit by a replica that no longer holds the
+// question: another replica answers it, and may have already.
+var errClaimLost = errors.New("bot: the claim on the question was lost to another replica")
+
+// claim is a replica's hold on a stored question while it answers it.
+type claim struct {
+	d         *Dispatcher
+	id, owner string
+	log       *slog.Logger
+	cancel    context.CancelFunc // ends the run, once the claim is lost
+	lost      atomic.Bool
+
+	mu      sync.Mutex
+	renewed time.Time // when the last renewal that kept the claim was sent
+}
+
+// kept records a renewal sent at sent that kept the claim.
+func (c *claim) kept(sent time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sent.After(c.renewed) {
+		c.renewed = sent
+	}
+}
+
+// lose gives the claim up: the run ends and shows nothing more.
+func (c *claim) lose() {
+	c.lost.Store(true)
+	c.cancel()
+}
+
+// hold checks, before an edit, that the claim is still this replica's.
+// Within half a lease of a renewal that kept it, it is: the lease runs
+// from when the store took the renewal, after it was sent. Past that the
+// replica may have been frozen (SIGSTOP, a pause of the VM) while another
+// replica took the question over and answered it, so the store is asked,
+// which renews the claim too. A store that cannot say lets the edit go:
+// while it is down no other replica can take the question either, and an
+// answer must not go unshown for an outage (a Slack replica that takes
+// the question over later finds it shown; see shownChecker).
+func (c *claim) hold(ctx context.Context) error {
+	if c.lost.Load() {
+		return errClaimLost
+	}
+	c.mu.Lock()
+	fresh := c.d.now().Sub(c.renewed) < c.d.cfg.Lease/2
+	c.mu.Unlock()
+	if fresh {
+		return nil
+	}
+	sent := c.d.now()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancel()
+	kept, err := c.d.cfg.Questions.Extend(sctx, c.id, c.owner, c.d.cfg.Lease)
+	switch {
+	case err != nil:
+		c.log.Warn("could not check the claim on a question before showing it; showing it", "err", err)
+	case !kept:
+		c.log.Warn("another replica took the question over; not touching its message")
+		c.lose()
+		return errClaimLost
+	default:
+		c.kept(sent)
+	}
+	return nil
+}
+
+// claimedReplier shows a stored question only while its claim holds.
+type claimedReplier struct {
+	Replier
+	c *claim
+}
+
+func (r claimedReplier) Update(ctx context.Context, v View) error {
+	if err := r.c.hold(ctx); err != nil {
+		return err
+	}
+	return r.Replier.Update(ctx, v)
+}
+
+func (r claimedReplier) Finish(ctx context.Context, v View) error {
+	if err := r.c.hold(ctx); err != nil {
+		return err
+	}
+	return r.Replier.Finish(ctx, v)
+}
+
+func (r claimedReplier) Private(ctx context.Context, text string) error {
+	if err := r.c.hold(ctx); err != nil {
+		return err
+	}
+	return r.Replier.Private(ctx, text)
 }
 
 // release gives question id back to be claimed at once: this replica is
@@ -339,37 +450,39 @@ func (d *Dispatcher) release(ctx context.Context, id, owner string, log *slog.Lo
 	log.Info("stopping: the question is given back to be answered by another replica")
 }
 
-// renew extends owner's claim on question id every third of the lease
-// until ctx ends. When the claim is found lost, or could not be renewed
-// for a whole lease (another replica may have claimed it since), it calls
-// lost and returns.
-func (d *Dispatcher) renew(ctx context.Context, id, owner string, log *slog.Logger, lost func()) {
+// renew extends c every third of the lease until ctx ends. When the
+// claim is found lost, or could not be renewed for a whole lease (another
+// replica may have claimed it since), it loses it and returns.
+func (d *Dispatcher) renew(ctx context.Context, c *claim) {
 	t := time.NewTicker(d.cfg.Lease / 3)
 	defer t.Stop()
-	renewed := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		sent := d.now()
 		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
-		kept, err := d.cfg.Questions.Extend(sctx, id, owner, d.cfg.Lease)
+		kept, err := d.cfg.Questions.Extend(sctx, c.id, c.owner, d.cfg.Lease)
 		cancel()
+		c.mu.Lock()
+		since := d.now().Sub(c.renewed)
+		c.mu.Unlock()
 		switch {
 		case err == nil && kept:
-			renewed = time.Now()
+			c.kept(sent)
 		case err == nil:
-			lost()
+			c.lose()
 			return
 		case ctx.Err() != nil:
 			return
-		case time.Since(renewed) >= d.cfg.Lease:
-			log.Error("could not renew the claim on a question for a whole lease; leaving it", "err", err)
-			lost()
+		case since >= d.cfg.Lease:
+			c.log.Error("could not renew the claim on a question for a whole lease; leaving it", "err", err)
+			c.lose()
 			return
 		default:
-			log.Warn("could not renew the claim on a question; trying again", "err", err)
+			c.log.Warn("could not renew the claim on a question; trying again", "err", err)
 		}
 	}
 }

@@ -17,8 +17,13 @@ type Incoming struct {
 	Channel   string
 	Thread    string // the thread the answer goes to: Slack thread_ts, Discord channel/interaction
 	MessageID string // the asking message (Slack ts, Discord message id), for de-duplication
-	User      string
-	Text      string // the question, with the bot mention removed
+	// Sent is when the platform says the question was asked (Slack's ts,
+	// Discord's snowflake); zero when it does not say. A thread's
+	// questions are answered in this order, whatever order they arrive
+	// in, and each with the history as of its own time.
+	Sent time.Time
+	User string
+	Text string // the question, with the bot mention removed
 	// Conversation, when set, names the conversation within Channel
 	// instead of Thread, for platforms where the answer's place is shared
 	// by people who are not talking together: on Discord a channel (or

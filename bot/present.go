@@ -28,6 +28,14 @@ const (
 	InternalMessage = "Something went wrong while taking your question; please ask again."
 	// ThinkingLine is the first progress line of a question.
 	ThinkingLine = "Thinking…"
+	// StoreWaitLine is the progress line of a question taken while the
+	// question store is down, kept until it is back.
+	StoreWaitLine = "My database isn't answering; I'll answer as soon as it's back…"
+	// StoreDownMessage ends a question the store stayed down for.
+	StoreDownMessage = "My database was down for too long to take this question. Please ask again in a few minutes."
+	// AnsweredElsewhereMessage ends a second placeholder of one question,
+	// which another reply in the thread answers.
+	AnsweredElsewhereMessage = "This question is answered in another reply in this thread."
 )
 
 // Progress returns the progress line for e, which replaces the previous

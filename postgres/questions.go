@@ -34,6 +34,13 @@ func (q *Questions) Enqueue(ctx context.Context, job questions.Job, keys []strin
 	var ahead int
 	now := q.stamp()
 	err := q.db.withTx(ctx, func(tx pgx.Tx) error {
+		var stored bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM questions WHERE id = $1)`, job.ID).Scan(&stored); err != nil {
+			return err
+		}
+		if stored {
+			return nil // a retry of an Enqueue that failed after its commit
+		}
 		for _, key := range keys {
 			tag, err := tx.Exec(ctx, `INSERT INTO processed_events (platform, event_id, received_at)
 				VALUES ('chat', $1, coalesce($2::timestamptz, now())) ON CONFLICT (platform, event_id) DO NOTHING`, key, now)
@@ -47,13 +54,13 @@ func (q *Questions) Enqueue(ctx context.Context, job questions.Job, keys []strin
 		err := tx.QueryRow(ctx, `WITH waiting AS (
 			SELECT count(*) AS n FROM questions WHERE state IN ('posting', 'queued')
 		), added AS (
-			INSERT INTO questions (id, thread, platform, question, address, created, updated)
-			SELECT $1, $2, $3, $4, $5, coalesce($6::timestamptz, now()), coalesce($6::timestamptz, now())
+			INSERT INTO questions (id, thread, platform, question, address, asked, created, updated)
+			SELECT $1, $2, $3, $4, $5, $8, coalesce($6::timestamptz, now()), coalesce($6::timestamptz, now())
 			FROM waiting WHERE $7 <= 0 OR n < $7
 			RETURNING id
 		)
 		SELECT n FROM waiting, added`,
-			job.ID, job.Thread, job.Platform, jsonParam(job.Question), jsonParam(job.Address), now, maxWaiting).Scan(&ahead)
+			job.ID, job.Thread, job.Platform, jsonParam(job.Question), jsonParam(job.Address), now, maxWaiting, timeParam(job.Asked)).Scan(&ahead)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return questions.ErrFull // and the keys are not kept: a retry may find room
 		}
@@ -79,45 +86,114 @@ func (q *Questions) Placed(ctx context.Context, id string, address []byte, place
 	return nil
 }
 
-// claimSQL takes the first unfinished question of some thread, when it
-// can be taken, oldest first. A question whose placeholder is not posted
-// within a lease ($4) is taken as its replica's loss: the replica that
-// claims it looks for the placeholder by its marker before posting. The state is tested on the locked row
-// itself (not only on the thread's head as read before the lock), so that
-// a row another replica claimed meanwhile is re-read and passed over.
-const claimSQL = `WITH clock AS (
-	SELECT coalesce($3::timestamptz, now()) AS now
+// A thread's questions are taken in the order they were asked on the
+// platform (asked, else when stored; seq breaks ties), one at a time: a
+// question is claimable when it is the first unfinished one of its thread
+// and no other question of the thread runs under a live lease. A question
+// stored late (a platform's retry of a delivery a frozen replica held)
+// goes before the thread's later questions still waiting; one stored
+// after a later one was answered is taken all the same, and answered with
+// the history as of its own time (agent.Question.Asked).
+//
+// The head of a thread can change under a claim (an earlier question
+// stored meanwhile, another replica claiming), which a row lock on the
+// head alone does not see. So a claim picks a candidate, then takes a
+// transaction lock on its thread (claimThreadLock, hashtext(thread)) and
+// checks again with a snapshot taken after the lock: claims of one thread
+// are serialised, and each sees the claims committed before it.
+const (
+	claimThreadLock = 0x53575154 // "SWQT": the first key of a thread's claim lock
+	claimPicks      = 3          // candidates tried by one Claim before it reports none
+)
+
+// pickSQL finds a candidate, oldest asked first. A question whose
+// placeholder is not posted within a lease ($3) is taken as its replica's
+// loss: the replica that claims it looks for the placeholder by its
+// marker before posting. The state is tested on the locked row itself,
+// so that a row another replica claimed meanwhile is re-read and passed
+// over.
+const pickSQL = `WITH clock AS (
+	SELECT coalesce($2::timestamptz, now()) AS now
 ), head AS (
 	SELECT DISTINCT ON (thread) id FROM questions
 	WHERE state IN ('posting', 'queued', 'running')
-	ORDER BY thread, seq
-), pick AS (
-	SELECT q.id FROM questions q JOIN head USING (id)
-	WHERE q.platform = ANY ($5) AND (q.state = 'queued'
-		OR (q.state = 'posting' AND q.created < (SELECT now FROM clock) - $4::interval)
-		OR (q.state = 'running' AND q.lease_until < (SELECT now FROM clock)))
-	ORDER BY q.seq
-	LIMIT 1
-	FOR UPDATE OF q SKIP LOCKED
+	ORDER BY thread, coalesce(asked, created), seq
 )
-UPDATE questions q SET state = 'running', owner = $1, lease_until = clock.now + $2::interval,
+SELECT q.id, q.thread FROM questions q JOIN head USING (id), clock
+WHERE q.platform = ANY ($1) AND (q.state = 'queued'
+	OR (q.state = 'posting' AND q.created < clock.now - $3::interval)
+	OR (q.state = 'running' AND q.lease_until < clock.now))
+ORDER BY coalesce(q.asked, q.created), q.seq
+LIMIT 1
+FOR UPDATE OF q SKIP LOCKED`
+
+// headSQL checks a candidate under its thread's lock: still the thread's
+// first unfinished question, and no other question of the thread running
+// under a live lease.
+const headSQL = `WITH clock AS (
+	SELECT coalesce($3::timestamptz, now()) AS now
+)
+SELECT coalesce((SELECT id FROM questions WHERE thread = $1 AND state IN ('posting', 'queued', 'running')
+		ORDER BY coalesce(asked, created), seq LIMIT 1) = $2, false)
+	AND NOT EXISTS (SELECT 1 FROM questions, clock WHERE thread = $1 AND id <> $2
+		AND state = 'running' AND lease_until >= clock.now)`
+
+const claimSQL = `WITH clock AS (
+	SELECT coalesce($3::timestamptz, now()) AS now
+)
+UPDATE questions q SET state = 'running', owner = $2, lease_until = clock.now + $4::interval,
 	attempts = q.attempts + 1, updated = clock.now
-FROM pick, clock WHERE q.id = pick.id
-RETURNING q.id, q.thread, q.platform, q.question, q.address, q.placed, q.attempts`
+FROM clock WHERE q.id = $1
+RETURNING q.id, q.thread, q.platform, q.question, q.address, q.placed, q.attempts, coalesce(q.asked, q.created)`
 
 // Claim implements questions.Store.
 func (q *Questions) Claim(ctx context.Context, owner string, platforms []string, lease time.Duration) (questions.Job, bool, error) {
-	var j questions.Job
-	err := q.db.pool.QueryRow(ctx, claimSQL, owner, lease, q.stamp(), lease, platforms).
-		Scan(&j.ID, &j.Thread, &j.Platform, &j.Question, &j.Address, &j.Placed, &j.Attempts)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return questions.Job{}, false, nil
+	for range claimPicks {
+		var (
+			j       questions.Job
+			claimed bool
+		)
+		err := q.db.withTx(ctx, func(tx pgx.Tx) error {
+			now := q.stamp()
+			var id, thread string
+			err := tx.QueryRow(ctx, pickSQL, platforms, now, lease).Scan(&id, &thread)
+			if errors.Is(err, pgx.ErrNoRows) {
+				claimed = false
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, claimThreadLock, thread); err != nil {
+				return err
+			}
+			var head bool
+			if err := tx.QueryRow(ctx, headSQL, thread, id, now).Scan(&head); err != nil {
+				return err
+			}
+			if !head {
+				return errPickAgain
+			}
+			claimed = true
+			return tx.QueryRow(ctx, claimSQL, id, owner, now, lease).
+				Scan(&j.ID, &j.Thread, &j.Platform, &j.Question, &j.Address, &j.Placed, &j.Attempts, &j.Asked)
+		})
+		switch {
+		case errors.Is(err, errPickAgain):
+			continue // the thread changed under the pick: look again
+		case err != nil:
+			return questions.Job{}, false, fmt.Errorf("postgres: claim a question: %w", err)
+		case !claimed:
+			return questions.Job{}, false, nil
+		}
+		return j, true, nil
 	}
-	if err != nil {
-		return questions.Job{}, false, fmt.Errorf("postgres: claim a question: %w", err)
-	}
-	return j, true, nil
+	return questions.Job{}, false, nil
 }
+
+// errPickAgain rolls back a claim whose candidate was no longer its
+// thread's to take.
+var errPickAgain = errors.New("postgres: the candidate is no longer its thread's head")
 
 // Extend implements questions.Store.
 func (q *Questions) Extend(ctx context.Context, id, owner string, lease time.Duration) (bool, error) {
@@ -180,6 +256,14 @@ func (q *Questions) stamp() any {
 		return nil
 	}
 	return q.db.Now()
+}
+
+// timeParam is t as a timestamptz parameter: NULL for the zero time.
+func timeParam(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
 }
 
 // jsonParam is b as a jsonb parameter: NULL for none, which the columns refuse,

@@ -34,7 +34,12 @@ func openQuestions(t *testing.T) (*Questions, *clock) {
 
 func enqueue(t *testing.T, q *Questions, id, thread string) {
 	t.Helper()
-	job := questions.Job{ID: id, Thread: thread, Platform: "slack", Question: []byte(`{"text":"` + id + `"}`), Address: []byte(`{}`)}
+	enqueueAsked(t, q, id, thread, time.Time{})
+}
+
+func enqueueAsked(t *testing.T, q *Questions, id, thread string, asked time.Time) {
+	t.Helper()
+	job := questions.Job{ID: id, Thread: thread, Platform: "slack", Question: []byte(`{"text":"` + id + `"}`), Address: []byte(`{}`), Asked: asked}
 	if _, err := q.Enqueue(context.Background(), job, []string{"slack:event:" + id}, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +80,54 @@ func TestQuestionsOneThreadAtATimeInOrder(t *testing.T) {
 	}
 	if j, _ := claim(t, q, "r3"); j.ID != "a2" {
 		t.Fatalf("after a1, claimed %q, want a2", j.ID)
+	}
+}
+
+// A thread's questions are claimed in the order they were asked on the
+// platform, not the order they were stored in: a delivery a frozen replica
+// held, stored by another replica after the thread's next question, still
+// goes first while that question waits; one stored while a later question
+// runs waits for it (one at a time); one stored after a later question
+// was answered is claimed all the same (answered with the history as of
+// its own time, by the agent), not skipped.
+func TestQuestionsClaimedInTheOrderAsked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	q, _ := openQuestions(t)
+	at := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
+	ask := func(n int) time.Time { return at.Add(time.Duration(n) * time.Second) }
+
+	// Stored late while the next one waits: claimed first.
+	enqueueAsked(t, q, "a1", "A", ask(1))
+	enqueueAsked(t, q, "a0", "A", ask(0))
+	j, ok := claim(t, q, "r1")
+	if !ok || j.ID != "a0" || !j.Asked.Equal(ask(0)) {
+		t.Fatalf("claimed %+v, %v; want a0, asked before a1 though stored after it, with its time", j, ok)
+	}
+	// Stored late while a later one runs: it waits for it, and nothing
+	// else of the thread is claimed meanwhile.
+	if err := q.Finish(ctx, "a0", "r1"); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := claim(t, q, "r1"); j.ID != "a1" {
+		t.Fatalf("claimed %q, want a1", j.ID)
+	}
+	enqueueAsked(t, q, "a05", "A", ask(0).Add(500*time.Millisecond))
+	if j, ok := claim(t, q, "r2"); ok {
+		t.Fatalf("claimed %s while a1 of its thread runs", j.ID)
+	}
+	if err := q.Finish(ctx, "a1", "r1"); err != nil {
+		t.Fatal(err)
+	}
+	// Stored after a later one was answered: claimed, not skipped.
+	if j, ok := claim(t, q, "r2"); !ok || j.ID != "a05" {
+		t.Fatalf("claimed %+v, %v; want a05, asked before the answered a1", j, ok)
+	}
+	// Questions without a time keep their place by when they were stored.
+	enqueue(t, q, "b0", "B")
+	enqueue(t, q, "b1", "B")
+	if j, _ := claim(t, q, "r3"); j.ID != "b0" {
+		t.Fatalf("claimed %q, want b0", j.ID)
 	}
 }
 
@@ -230,6 +283,14 @@ func TestQuestionsEnqueueLimit(t *testing.T) {
 	}
 	if _, err := q.Enqueue(ctx, questions.Job{ID: "x", Thread: "B", Platform: "slack", Question: []byte(`{}`)}, []string{"kx", "kx2"}, 0); err != nil {
 		t.Fatalf("Enqueue of the delivery refused as full, and a key of the duplicate: %v", err)
+	}
+	// The same job again (a retry of a call that stored it and failed
+	// after) is stored, not a duplicate, and stored once.
+	if _, err := q.Enqueue(ctx, questions.Job{ID: "x", Thread: "B", Platform: "slack", Question: []byte(`{}`)}, []string{"kx", "kx2"}, 0); err != nil {
+		t.Fatalf("Enqueue of a job stored already: %v, want it taken as stored", err)
+	}
+	if n, err := q.Waiting(ctx); err != nil || n != 4 {
+		t.Fatalf("Waiting = %d, %v; want 4, the job stored again counted once", n, err)
 	}
 	// Finished questions are pruned with their age.
 	if err := q.Placed(ctx, "0", nil, true); err != nil {

@@ -9,7 +9,10 @@
 // finished once its answer is shown. A replica that dies leaves its lease
 // to run out, and another replica claims the question again. Questions of
 // one thread are claimed one at a time and in the order they came, across
-// replicas, so that a follow-up is answered after the question before it.
+// replicas, so that a follow-up is answered after the question before it:
+// the order they were asked in on the platform, which is not always the
+// order they were stored in (a platform retries a delivery a replica held
+// and lost after the thread's next question was stored).
 package questions
 
 import (
@@ -27,6 +30,12 @@ type Job struct {
 	// encoding), Address where its view is shown (the adapter's).
 	Question []byte
 	Address  []byte
+	// Asked is when the platform says the question was asked (Slack's
+	// ts, Discord's snowflake): a thread's questions are claimed in that
+	// order, whatever order they were stored in. Zero when unknown: the
+	// question then takes its place by when it was stored. Claim returns
+	// the time the question took its place by.
+	Asked time.Time
 	// Placed reports whether the placeholder was posted; false while it
 	// is being posted, and if posting it failed.
 	Placed   bool
@@ -48,7 +57,9 @@ type Store interface {
 	// one of keys, the delivery's names, was enqueued before
 	// (ErrDuplicate): the keys are remembered with the job, at once, so
 	// that no retry of a delivery is lost nor answered twice. It returns
-	// how many questions wait before it, for the placeholder.
+	// how many questions wait before it, for the placeholder. A job whose
+	// ID is stored already is taken as stored (nil, 0 ahead): a call
+	// that failed may have stored it before its error.
 	Enqueue(ctx context.Context, job Job, keys []string, maxWaiting int) (ahead int, err error)
 	// Placed records that the placeholder of the job id was posted, or
 	// could not be (placed false), and where its view is now shown; the
@@ -56,9 +67,10 @@ type Store interface {
 	// posting) can be claimed all the same a lease after it was stored.
 	Placed(ctx context.Context, id string, address []byte, placed bool) error
 	// Claim takes the oldest claimable job of one of platforms for owner
-	// until lease from now: the first unfinished question of its thread,
-	// waiting, or running with its lease run out. ok is false when there
-	// is none.
+	// until lease from now: the first unfinished question of its thread
+	// by Asked, waiting, or running with its lease run out, in a thread
+	// where no other question runs under a live lease. ok is false when
+	// there is none.
 	Claim(ctx context.Context, owner string, platforms []string, lease time.Duration) (job Job, ok bool, err error)
 	// Extend renews owner's lease on job id; kept is false when the job
 	// is no longer owner's (its lease ran out and another claimed it).

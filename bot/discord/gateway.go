@@ -77,6 +77,7 @@ func (a *Adapter) onMessage(_ *discordgo.Session, mc *discordgo.MessageCreate) {
 		Channel:   m.ChannelID,
 		Thread:    m.ChannelID,
 		MessageID: m.ID,
+		Sent:      sent(m.ID),
 		User:      m.Author.ID,
 		Text:      text,
 	}), r)

@@ -146,10 +146,26 @@ func (a *Adapter) ask(ctx context.Context, ia *discordgo.Interaction, respond re
 		Workspace: ia.GuildID,
 		Channel:   ia.ChannelID,
 		Thread:    ia.ChannelID,
+		Sent:      sent(ia.ID),
 		User:      user,
 		Text:      text,
 	}
 	a.submit(ctx, converse(in), r)
+}
+
+// sent is when the message or interaction id was made: Discord's ids
+// are snowflakes that carry it, in milliseconds since 2015. Zero for an
+// id that is not one, or carries no time.
+func sent(id string) time.Time {
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil || n>>22 == 0 {
+		return time.Time{}
+	}
+	t, err := discordgo.SnowflakeTimestamp(id)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
 }
 
 // conversationIdle is how long an asker's conversation in a Discord

@@ -110,6 +110,7 @@ func readEvent(payload []byte, me identity) (in bot.Incoming, kind eventKind, er
 		Channel:   e.Channel,
 		Thread:    thread,
 		MessageID: e.TS,
+		Sent:      tsTime(e.TS),
 		User:      e.User,
 		Text:      question(e.Text, me.UserID),
 	}, kind, nil

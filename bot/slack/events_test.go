@@ -3,6 +3,7 @@ package slack
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/switchboard/switchboard/bot"
 )
@@ -21,16 +22,16 @@ func TestParseEvent(t *testing.T) {
 	}{
 		{"top-level mention starts a thread",
 			`{"type":"app_mention","user":"U1","text":"<@UBOT> what is our refund policy?","ts":"1.1","channel":"C1"}`,
-			&bot.Incoming{Platform: "slack", EventID: "Ev1", Workspace: "T1", Channel: "C1", Thread: "1.1", MessageID: "1.1", User: "U1", Text: "what is our refund policy?"}},
+			&bot.Incoming{Platform: "slack", EventID: "Ev1", Workspace: "T1", Channel: "C1", Thread: "1.1", MessageID: "1.1", Sent: time.Unix(1, 100000000).UTC(), User: "U1", Text: "what is our refund policy?"}},
 		{"mention in a thread continues it",
 			`{"type":"app_mention","user":"U1","text":"and for EU? <@UBOT|switchboard>","ts":"1.5","thread_ts":"1.1","channel":"C1"}`,
-			&bot.Incoming{Platform: "slack", EventID: "Ev1", Workspace: "T1", Channel: "C1", Thread: "1.1", MessageID: "1.5", User: "U1", Text: "and for EU?"}},
+			&bot.Incoming{Platform: "slack", EventID: "Ev1", Workspace: "T1", Channel: "C1", Thread: "1.1", MessageID: "1.5", Sent: time.Unix(1, 500000000).UTC(), User: "U1", Text: "and for EU?"}},
 		{"direct message",
 			`{"type":"message","channel_type":"im","user":"U1","text":"refunds &amp; returns in &lt;EU&gt;?","ts":"2.1","channel":"D1"}`,
-			&bot.Incoming{Platform: "slack", EventID: "Ev1", Workspace: "T1", Channel: "D1", Thread: "2.1", MessageID: "2.1", User: "U1", Text: "refunds & returns in <EU>?"}},
+			&bot.Incoming{Platform: "slack", EventID: "Ev1", Workspace: "T1", Channel: "D1", Thread: "2.1", MessageID: "2.1", Sent: time.Unix(2, 100000000).UTC(), User: "U1", Text: "refunds & returns in <EU>?"}},
 		{"links, channels and other people",
 			`{"type":"app_mention","user":"U1","text":"<@UBOT> does <@U2> own <https://x.test/a|the wiki> or <#C9|general> <mailto:a@b.c|a@b.c>?","ts":"3.1","channel":"C1"}`,
-			&bot.Incoming{Platform: "slack", EventID: "Ev1", Workspace: "T1", Channel: "C1", Thread: "3.1", MessageID: "3.1", User: "U1", Text: "does <@U2> own the wiki or #general a@b.c?"}},
+			&bot.Incoming{Platform: "slack", EventID: "Ev1", Workspace: "T1", Channel: "C1", Thread: "3.1", MessageID: "3.1", Sent: time.Unix(3, 100000000).UTC(), User: "U1", Text: "does <@U2> own the wiki or #general a@b.c?"}},
 		{"channel message without mention", `{"type":"message","channel_type":"channel","user":"U1","text":"hi","ts":"1.1","channel":"C1"}`, nil},
 		{"edit", `{"type":"message","subtype":"message_changed","channel_type":"im","channel":"D1","ts":"1.2","message":{"user":"U1","text":"x"}}`, nil},
 		{"bot", `{"type":"message","subtype":"bot_message","bot_id":"B2","channel_type":"im","text":"x","ts":"1.1","channel":"D1"}`, nil},

@@ -126,9 +126,11 @@ func (s *Server) Close() {
 // shows it: the adapter's Config.PublicKey.
 func (s *Server) PublicKey() string { return hex.EncodeToString(s.pub) }
 
-// id returns a new snowflake. Callers hold s.mu or run before serving.
+// id returns a new snowflake: of now, as Discord's carry the time they
+// were made (the bot orders a conversation's questions by it), and
+// greater than the last. Callers hold s.mu or run before serving.
 func (s *Server) id() string {
-	s.next++
+	s.next = max(s.next+1, (time.Now().UnixMilli()-discordEpoch)<<22)
 	return strconv.FormatInt(s.next, 10)
 }
 
