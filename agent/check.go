@@ -71,6 +71,9 @@ func (r *run) check(ctx context.Context, s *State) (Step, error) {
 	s.Checked = true
 	s.Missing = ""
 	if s.Cut != nil {
+		if s.Cut.AtLimit {
+			r.emit(Event{Kind: EventNotice, Step: StepCheck, Detail: cutOffHint})
+		}
 		s.Grounded, s.Answers = false, false
 		if substantive(s.Answer) {
 			s.CutDraft, s.CutDraftAtLimit = s.Answer, s.Cut.AtLimit
@@ -179,6 +182,10 @@ func showCutOff(s *State) {
 	s.Grounded, s.Answers, s.Unsupported = false, false, nil
 	s.CutOff = true
 }
+
+// cutOffHint tells the asker, and the log, what makes room for a longer
+// answer.
+const cutOffHint = "The language model's answer reached its length limit and was cut off: an admin can raise the limit with OPENAI_MAX_TOKENS."
 
 // CutOffNote is the first paragraph of an answer cut off (see
 // CutOffError): that what follows is incomplete and was not checked, and

@@ -126,6 +126,12 @@ func TestEveryDraftCutOff(t *testing.T) {
 	if n := len(drafts(h.events)); n == 0 {
 		t.Error("no draft shown while it was written")
 	}
+	// The asker alone hears what would make room for the answer.
+	if !slices.ContainsFunc(h.events, func(e agent.Event) bool {
+		return e.Kind == agent.EventNotice && e.Reason == "" && strings.Contains(e.Detail, "OPENAI_MAX_TOKENS")
+	}) {
+		t.Error("no private notice naming the length limit's setting")
+	}
 }
 
 // A draft that was checked, even one with unsupported claims, is shown

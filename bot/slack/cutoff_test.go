@@ -72,6 +72,10 @@ func TestEveryDraftCutOffIsNotAnsweredAsChecked(t *testing.T) {
 	if srv.Calls("generate") != 3 || srv.Calls("check") != 0 {
 		t.Errorf("generate/check requests %d/%d, want 3 drafts (the regeneration budget) and no check", srv.Calls("generate"), srv.Calls("check"))
 	}
+	// The asker alone is told what would make room for the answer.
+	if p := e.fake.Ephemerals("U1"); len(p) != 1 || !strings.Contains(p[0].Text, "OPENAI_MAX_TOKENS") {
+		t.Errorf("private messages %+v, want one naming the length limit's setting", p)
+	}
 }
 
 // A stream that just stops, then a whole one: the whole answer, checked.
