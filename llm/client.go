@@ -273,9 +273,9 @@ func (c *Client) JSON(ctx context.Context, msgs []Message, name string, schema j
 // tell the model, and err when it is not a cut. A cut reply is not read,
 // whatever JSON it holds (one cut inside a reasoning block holds the
 // object the model was still weighing), unless all that was cut is blank
-// space after one whole object: JSON grammars let a model pad an object
-// with blank lines up to the limit (Ollama's, llama.cpp's before June
-// 2024), and the object is whole.
+// space after one whole object: JSON grammars have let a model pad an
+// object with blank lines up to the limit (ollama#2623, llama.cpp#7866),
+// and the object is whole.
 func cutJSON(content string, err error) (problem, _ error) {
 	var cut *agent.CutOffError
 	if err == nil || !errors.As(err, &cut) {

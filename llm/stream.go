@@ -124,8 +124,8 @@ func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText fun
 		if r := choice.Delta.Refusal; r != "" && b.Len() == 0 {
 			return "", fmt.Errorf("%w: model refused: %s", ErrBadOutput, r)
 		}
-		// Ollama sent "" for null until May 2024 (ollama#4357); go-openai reads a
-		// string "null" as FinishReasonNull.
+		// Ollama sent "" for null until May 2024 (ollama#4357), and
+		// go-openai reads a string "null" as FinishReasonNull.
 		if r := choice.FinishReason; r != "" && r != openai.FinishReasonNull {
 			finish = r
 		}
@@ -234,8 +234,8 @@ func (r *doneReader) scan(b []byte) {
 	for len(b) > 0 {
 		part, rest, complete := bytes.Cut(b, []byte{'\n'})
 		if !r.long {
-			r.line = append(r.line, part...)
-			r.long = len(r.line) > maxDoneLine
+			r.long = len(r.line)+len(part) > maxDoneLine
+			r.line = append(r.line, part[:min(len(part), maxDoneLine+1-len(r.line))]...)
 		}
 		if !complete {
 			return
