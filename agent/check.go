@@ -55,6 +55,11 @@ type Verdict struct {
 //     missing; if that does not answer either, the grounded draft is shown
 //     as partial, after a note that says what was not found. A grounded
 //     partial answer is also preferred to an ungrounded last draft.
+//   - Cut off before the model finished it (CutOffError): not checked,
+//     since the half of an answer may be grounded where the whole is not;
+//     regenerated while the budget lasts; shown only when no draft that
+//     was checked is left, after a note saying that it was cut off, and
+//     never badged as checked (low).
 //   - Not an answer at all (substantive): not checked, regenerated while
 //     the budget lasts, and never shown. When no draft was an answer the
 //     run ends in no answer; with a model, generate has already handed
@@ -65,6 +70,20 @@ type Verdict struct {
 func (r *run) check(ctx context.Context, s *State) (Step, error) {
 	s.Checked = true
 	s.Missing = ""
+	if s.Cut != nil {
+		if s.Cut.AtLimit {
+			r.emit(Event{Kind: EventNotice, Step: StepCheck, Detail: cutOffHint})
+		}
+		s.Grounded, s.Answers = false, false
+		if substantive(s.Answer) {
+			s.CutDraft, s.CutDraftAtLimit = s.Answer, s.Cut.AtLimit
+		}
+		if s.Regenerations < r.budgets.MaxRegenerations {
+			return StepGenerate, nil
+		}
+		settle(s)
+		return StepEnd, nil
+	}
 	if !substantive(s.Answer) {
 		// Nothing to check: a checker may call "[2]" grounded, as it
 		// claims nothing. It is never kept as a draft.
@@ -134,17 +153,49 @@ func (r *run) check(ctx context.Context, s *State) (Step, error) {
 // answering draft, with the best draft it has: the last grounded draft
 // that did not answer, as partial (related text that is true beats an
 // answer that is not); else the ungrounded draft with the fewest
-// unsupported claims, those claims listed; else, when no draft was an
-// answer at all, no answer.
+// unsupported claims, those claims listed; else the last draft cut off,
+// saying so (a whole answer that was checked beats half of one that was
+// not); else, when no draft was an answer at all, no answer.
 func settle(s *State) {
 	switch {
 	case s.PartialDraft != "":
 		showPartial(s)
 	case s.Draft != "":
 		s.Answer, s.Unsupported = s.Draft, s.DraftUnsupported
+	case s.CutDraft != "":
+		showCutOff(s)
 	default:
 		s.NoAnswer, s.Answer, s.Unsupported = true, noDraftAnswer, nil
 	}
+}
+
+// showCutOff makes the last draft cut off the answer, after a note saying
+// so, and ended where it was cut: a citation left open is dropped and a
+// code block left open is closed, so that the message renders.
+func showCutOff(s *State) {
+	draft := strings.TrimRight(openCitation.ReplaceAllString(s.CutDraft, ""), " \t\n")
+	end := " …"
+	if f, open := openFence(draft); open {
+		end = "\n" + f.Marker + "\n…"
+	}
+	s.Answer = CutOffNote(s.CutDraftAtLimit) + "\n\n" + draft + end
+	s.Grounded, s.Answers, s.Unsupported = false, false, nil
+	s.CutOff = true
+}
+
+// cutOffHint tells the asker, and the log, what makes room for a longer
+// answer.
+const cutOffHint = "The language model's answer reached its length limit and was cut off: an admin can raise the limit with OPENAI_MAX_TOKENS."
+
+// CutOffNote is the first paragraph of an answer cut off (see
+// CutOffError): that what follows is incomplete and was not checked, and
+// why it stopped, for whoever runs the bot (a length limit can be raised).
+func CutOffNote(atLimit bool) string {
+	why := "the language model's reply stopped before it was finished"
+	if atLimit {
+		why = "the language model reached its length limit before it finished"
+	}
+	return "This answer was cut off: " + why + ", so what follows is incomplete and wasn't checked against the sources."
 }
 
 // noDraftAnswer is the answer of a run none of whose drafts was an answer.

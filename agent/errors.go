@@ -17,6 +17,28 @@ const (
 // takes the rest of the run offline. llm.ErrBadOutput is this error.
 var ErrBadOutput = errors.New("unusable model output")
 
+// CutOffError is a model's reply that ended before the model finished it.
+// A Generator returns it with the text written until the cut (see
+// Generator); the agent never checks nor badges that text as an answer
+// (check.go). A reply cut at the length limit is also ErrBadOutput where a
+// client reports it (the server works, the reply cannot be used); a reply
+// that stopped arriving is not, since the server or the connection to it
+// failed.
+type CutOffError struct {
+	// AtLimit is true when the model reached the length limit it was
+	// given (finish_reason "length"): a shorter reply may fit. False when
+	// the reply stopped arriving: a stream that ended with neither a
+	// finish reason nor [DONE].
+	AtLimit bool
+}
+
+func (e *CutOffError) Error() string {
+	if e.AtLimit {
+		return "the reply was cut off at the model's length limit"
+	}
+	return "the reply stopped before the model finished it"
+}
+
 // Error is an error meant for the person who asked.
 type Error struct {
 	Code    string

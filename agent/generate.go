@@ -2,8 +2,10 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -19,8 +21,14 @@ type Generator interface {
 	// req.Unsupported, when not empty, says what was wrong with the
 	// previous draft: the claims the check could not ground, or what a
 	// grounded draft did not answer, or that it was not an answer at all
-	// (see substantive). A draft that is not an answer is never checked
-	// nor shown.
+	// (see substantive), or that it was cut off at the length limit. A
+	// draft that is not an answer is never checked nor shown.
+	//
+	// A reply that ended before the model finished it (cut at its length
+	// limit, or a stream that stopped) is returned with a *CutOffError,
+	// and with the text written until then: the agent never checks it,
+	// writes it again while the regeneration budget lasts, and else shows
+	// it only after a note saying that it was cut off (check.go).
 	Generate(ctx context.Context, req GenerateRequest) (string, error)
 }
 
@@ -40,14 +48,23 @@ type GenerateRequest struct {
 // generate writes the answer from the documents graded relevant, and only
 // those. After a failed check it regenerates from the same documents, told
 // which claims were unsupported or, when the draft was grounded but did
-// not answer, what it did not say.
+// not answer, what it did not say; after a draft cut off, it writes it
+// again, told to be shorter when the draft reached the length limit.
 func (r *run) generate(ctx context.Context, s *State) (Step, error) {
 	req := GenerateRequest{Question: s.Standalone, History: s.Thread.Turns, Docs: s.Relevant}
 	if s.Checked {
 		s.Regenerations++
 		req.Unsupported = s.Unsupported
 		reason := "unsupported: " + strings.Join(s.Unsupported, "; ")
+		var cause error
 		switch {
+		case s.Cut != nil:
+			// What the last check found still holds for this draft.
+			s.CutOffs++
+			reason, cause = s.Cut.Error(), s.Cut
+			if s.Cut.AtLimit {
+				req.Unsupported = append(slices.Clip(s.Unsupported), retryCutOff)
+			}
 		case !substantive(s.Answer): // s.Answer is still the previous draft
 			req.Unsupported = []string{retryNoAnswer}
 			reason = "the draft was not an answer"
@@ -55,7 +72,7 @@ func (r *run) generate(ctx context.Context, s *State) (Step, error) {
 			req.Unsupported = []string{retryMissing(s.Missing)}
 			reason = notAnsweringReason(s.Missing)
 		}
-		r.emit(Event{Kind: EventRegenerating, Step: StepGenerate, Attempt: s.Regenerations, Max: r.budgets.MaxRegenerations, Reason: reason})
+		r.emit(Event{Kind: EventRegenerating, Step: StepGenerate, Attempt: s.Regenerations, Max: r.budgets.MaxRegenerations, Reason: reason, Err: cause})
 	} else {
 		r.emit(Event{Kind: EventGenerating, Step: StepGenerate, Total: len(s.Relevant)})
 	}
@@ -69,10 +86,17 @@ func (r *run) generate(ctx context.Context, s *State) (Step, error) {
 	d := drafts{run: r, relevant: s.Relevant, attempt: s.Regenerations}
 	req.OnText = d.grew
 	var answer string
+	s.Cut = nil
 	err := r.think(ctx, s, func(b Brain) (err error) {
 		answer, err = b.Generate(ctx, req)
+		if model && errors.As(err, &s.Cut) {
+			// A failed step, not a model that failed: the check
+			// decides what becomes of the draft.
+			r.modelErrors++
+			err = nil
+		}
 		if model && err == nil && last && !substantive(answer) {
-			err = errNoDraft
+			s.Cut, err = nil, errNoDraft
 		}
 		model = false
 		return err
@@ -81,7 +105,9 @@ func (r *run) generate(ctx context.Context, s *State) (Step, error) {
 		return "", err
 	}
 	s.Answer = strings.TrimSpace(answer)
-	d.show(s.Answer) // the whole draft, which the check is about to read
+	if s.Cut == nil {
+		d.show(s.Answer) // the whole draft, which the check is about to read
+	}
 	return StepCheck, nil
 }
 
@@ -131,6 +157,10 @@ func (d *drafts) show(draft string) {
 // errNoDraft is the model's reply when none of its drafts was an answer.
 // Its text reaches the asker, in the notice that the step went offline.
 var errNoDraft = fmt.Errorf("%w: none of the model's drafts was an answer, only citations, numbers or tags", ErrBadOutput)
+
+// retryCutOff is what a regeneration after a draft cut off at the length
+// limit is told.
+const retryCutOff = "The draft was cut off at the length limit before it was finished. Write a shorter answer: only what the question asks, citing the documents as [n]."
 
 // retryNoAnswer is what a regeneration after a draft that was not an
 // answer is told.

@@ -13,14 +13,17 @@ import (
 // place where the badge is decided; a model never chooses it. The rules
 // below are those of docs/DESIGN.md, "Confidence badge".
 //
-//	high     grounded and answering on the first check: no regeneration,
-//	         no rewrite, no web fallback, and the answer cites at least two
+//	high     grounded and answering on the first check: no regeneration
+//	         after a check (a draft cut off and written again was never
+//	         checked), no rewrite, no web fallback, and the answer cites at least two
 //	         distinct documents (two chunks of one file are one document,
 //	         see documentKey); offline, see offlineHigh
 //	medium   grounded and answering, but not all of that
 //	low      not grounded after the regenerations; or partial: grounded
 //	         but not answering, related text shown after a note that says
-//	         what was not found (Result.Partial tells the two apart)
+//	         what was not found; or cut off: a draft the model did not
+//	         finish, never checked, after a note that says so
+//	         (Result.Partial and Result.CutOff tell them apart)
 //	general  the direct route answered, unchecked
 //	none     nothing relevant was found, or the direct route could not answer
 //
@@ -37,7 +40,7 @@ func confidence(s *State) Confidence {
 		return ConfidenceNone
 	case !s.Grounded || s.Partial || !s.Answers:
 		return ConfidenceLow
-	case s.Regenerations > 0 || s.Rewrites > 0 || s.Fallback:
+	case s.Regenerations > s.CutOffs || s.Rewrites > 0 || s.Fallback:
 		return ConfidenceMedium
 	case citedCount(s) < 2 || !citesAny(s):
 		return ConfidenceMedium
@@ -447,6 +450,8 @@ func (a *Agent) result(s *State) Result {
 		Unsupported:    s.Unsupported,
 		Partial:        s.Partial,
 		Missing:        s.Missing,
+		CutOff:         s.CutOff,
+		CutOffs:        s.CutOffs,
 		Offline:        s.Offline,
 		OfflineReason:  s.OfflineReason,
 		Attempts:       s.Attempts,

@@ -204,23 +204,28 @@ type State struct {
 	Attempts []Attempt
 
 	Answer           string
-	Unsupported      []string // claims the last check could not ground
-	Draft            string   // the best checked answer so far, kept when checks fail
-	DraftUnsupported []string // the claims Draft could not ground
-	Grounded         bool     // the last check passed
-	Answers          bool     // the last check found that the answer addresses what was asked
-	Missing          string   // what the question asks that the answer does not say (Verdict.Missing)
-	Partial          bool     // the answer shown is grounded but does not answer; it starts with a note saying so
-	PartialDraft     string   // the last grounded answer that did not answer, shown if no regeneration does better
-	PartialMissing   string   // Missing of PartialDraft
-	AnswerRetried    bool     // the one regeneration for an answer that did not answer is used
-	Checked          bool     // at least one check ran, so the next generate is a regeneration
-	DirectOK         bool     // the direct route produced an answer, not an apology
-	NoAnswer         bool     // the run ended without an answer
+	Unsupported      []string     // claims the last check could not ground
+	Draft            string       // the best checked answer so far, kept when checks fail
+	DraftUnsupported []string     // the claims Draft could not ground
+	Grounded         bool         // the last check passed
+	Answers          bool         // the last check found that the answer addresses what was asked
+	Missing          string       // what the question asks that the answer does not say (Verdict.Missing)
+	Partial          bool         // the answer shown is grounded but does not answer; it starts with a note saying so
+	PartialDraft     string       // the last grounded answer that did not answer, shown if no regeneration does better
+	PartialMissing   string       // Missing of PartialDraft
+	AnswerRetried    bool         // the one regeneration for an answer that did not answer is used
+	Checked          bool         // at least one check ran, so the next generate is a regeneration
+	Cut              *CutOffError // the last draft was cut off before the model finished it; nil when it is whole
+	CutDraft         string       // the last draft cut off that was an answer as far as it went, shown if no checked draft is left
+	CutDraftAtLimit  bool         // CutDraft was cut at the length limit
+	CutOff           bool         // the answer shown is CutDraft; it starts with a note saying so
+	DirectOK         bool         // the direct route produced an answer, not an apology
+	NoAnswer         bool         // the run ended without an answer
 
 	Rewrites      int
 	Switches      int // rewrites that changed the route; Route is the last one searched
 	Regenerations int
+	CutOffs       int // the regenerations that wrote again a draft cut off, not one a check found wanting
 
 	Offline       bool   // at least one step used the offline engine
 	ModelOff      bool   // the model is not asked again in this run: none, over budget, or down
@@ -269,11 +274,18 @@ type Result struct {
 	Unsupported   []string   `json:"unsupported,omitempty"`
 	Partial       bool       `json:"partial,omitempty"` // grounded but not answering: the answer starts with a note, the badge is low
 	Missing       string     `json:"missing,omitempty"` // what a partial answer does not say
-	Offline       bool       `json:"offline"`
-	OfflineReason string     `json:"offline_reason,omitempty"`
-	Attempts      []Attempt  `json:"attempts,omitempty"`
-	LLMCalls      int        `json:"llm_calls"`
-	Tokens        int        `json:"tokens"`
+	// CutOff is set when the answer is a draft the model did not finish
+	// (CutOffError), after a note saying so: never checked, low.
+	CutOff bool `json:"cut_off,omitempty"`
+	// CutOffs counts the regenerations (among Regenerations) that wrote
+	// again a draft cut off: they say nothing against the answer's
+	// grounding, and do not lower its badge.
+	CutOffs       int       `json:"cut_offs,omitempty"`
+	Offline       bool      `json:"offline"`
+	OfflineReason string    `json:"offline_reason,omitempty"`
+	Attempts      []Attempt `json:"attempts,omitempty"`
+	LLMCalls      int       `json:"llm_calls"`
+	Tokens        int       `json:"tokens"`
 	// DiscardedCalls counts the calls begun to grade documents ahead of a
 	// route the router did not choose (Config.Speculate), finished (and
 	// among LLMCalls) or cancelled.

@@ -7,6 +7,7 @@
 package bot
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -64,6 +65,9 @@ func Progress(e agent.Event) (string, bool) {
 	case agent.EventChecking:
 		return "Checking it against the sources…", true
 	case agent.EventRegenerating:
+		if cutOff(e) {
+			return fmt.Sprintf("The answer was cut off — writing it again (%d of %d)…", e.Attempt, e.Max), true
+		}
 		return fmt.Sprintf("Rewriting the answer to keep to the sources (%d of %d)…", e.Attempt, e.Max), true
 	case agent.EventDegraded:
 		return "The language model isn't answering — carrying on offline…", true
@@ -74,6 +78,13 @@ func Progress(e agent.Event) (string, bool) {
 		return capitalize(e.Reason) + ".", true
 	}
 	return "", false
+}
+
+// cutOff reports whether e is the regeneration of a draft cut off before
+// the model finished it.
+func cutOff(e agent.Event) bool {
+	var cut *agent.CutOffError
+	return e.Kind == agent.EventRegenerating && errors.As(e.Err, &cut)
 }
 
 // DraftNote marks a draft shown while the answer is written and checked:
@@ -123,7 +134,10 @@ type Final struct {
 	// Unverified are the claims the check could not find in the sources,
 	// listed under a low-confidence answer.
 	Unverified []string
-	Badge      Badge
+	// CutOff says that the answer is a draft the model did not finish,
+	// never checked; it begins with a note saying so.
+	CutOff bool
+	Badge  Badge
 }
 
 // SourceLine is one numbered source, once per document.
@@ -167,6 +181,7 @@ func Present(question string, r agent.Result) Final {
 		Why:        text.OneLine(r.RouteReason),
 		Sources:    sourceLines(r.Sources),
 		Unverified: nil,
+		CutOff:     r.CutOff,
 		Badge:      badge(r),
 	}
 	if q := strings.TrimSpace(r.Standalone); q != "" && !sameQuestion(q, r.Question) {
@@ -258,6 +273,8 @@ func badge(r agent.Result) Badge {
 		b.Emoji, b.Text = "🟡", "Medium confidence — "+mediumWhy(r, docs)
 	case r.Confidence == agent.ConfidenceLow && r.Partial:
 		b.Emoji, b.Text = "🔴", "Low confidence — the sources are related but don't answer the question"
+	case r.Confidence == agent.ConfidenceLow && r.CutOff:
+		b.Emoji, b.Text = "🔴", "Low confidence — the answer was cut off and wasn't checked against the sources"
 	case r.Confidence == agent.ConfidenceLow:
 		b.Emoji, b.Text = "🔴", "Low confidence — some of it couldn't be checked against the sources"
 	case r.Confidence == agent.ConfidenceGeneral:
@@ -284,8 +301,10 @@ func mediumWhy(r agent.Result, docs int) string {
 	if r.Rewrites > 0 {
 		why = append(why, fmt.Sprintf("found after trying other words %s", times(r.Rewrites)))
 	}
-	if r.Regenerations > 0 {
-		why = append(why, fmt.Sprintf("rewritten %s to keep to them", times(r.Regenerations)))
+	// A draft written again because it was cut off was not found
+	// wanting: only the rewrites after a check are a caveat.
+	if n := r.Regenerations - r.CutOffs; n > 0 {
+		why = append(why, fmt.Sprintf("rewritten %s to keep to them", times(n)))
 	}
 	return strings.Join(why, ", ")
 }

@@ -27,6 +27,8 @@ func TestProgressLines(t *testing.T) {
 		{agent.Event{Kind: agent.EventChecking}, "Checking it against the sources…"},
 		{agent.Event{Kind: agent.EventRegenerating, Attempt: 1, Max: 2, Reason: "the answer does not say whether jury duty is paid"},
 			"Rewriting the answer to keep to the sources (1 of 2)…"},
+		{agent.Event{Kind: agent.EventRegenerating, Attempt: 1, Max: 2, Reason: "the reply was cut off", Err: &agent.CutOffError{AtLimit: true}},
+			"The answer was cut off — writing it again (1 of 2)…"},
 		{agent.Event{Kind: agent.EventDegraded, Reason: "the language model isn't answering", Detail: "dial tcp: connection refused"},
 			"The language model isn't answering — carrying on offline…"},
 		{agent.Event{Kind: agent.EventNotice, Reason: "web search isn't set up here", Detail: "set TAVILY_API_KEY"}, "Web search isn't set up here."},
@@ -68,6 +70,28 @@ func TestPresent(t *testing.T) {
 		b := Present("q", agent.Result{Confidence: agent.ConfidenceLow, Partial: true, Offline: true, OfflineReason: "no language model is configured."}).Badge
 		if b.String() != "🔴 Low confidence — the sources are related but don't answer the question · answered offline: no language model is configured" {
 			t.Errorf("badge = %q", b.String())
+		}
+	})
+	t.Run("a cut-off written again is no caveat", func(t *testing.T) {
+		for _, c := range []struct {
+			regens, cutOffs int
+			want            string
+		}{
+			{1, 1, "🟡 Medium confidence — checked against a single document"},
+			{2, 1, "🟡 Medium confidence — checked against a single document, rewritten once to keep to them"},
+		} {
+			r := agent.Result{Route: agent.RouteVector, Confidence: agent.ConfidenceMedium, Sources: []agent.Source{file},
+				Regenerations: c.regens, CutOffs: c.cutOffs}
+			if b := Present("q", r).Badge.String(); b != c.want {
+				t.Errorf("%d regenerations, %d after a cut-off: badge %q, want %q", c.regens, c.cutOffs, b, c.want)
+			}
+		}
+	})
+	t.Run("cut off", func(t *testing.T) {
+		f := Present("q", agent.Result{Route: agent.RouteVector, Confidence: agent.ConfidenceLow, CutOff: true, Answer: agent.CutOffNote(false) + "\n\nCustomers can get a full …"})
+		if !f.CutOff || f.Badge.String() != "🔴 Low confidence — the answer was cut off and wasn't checked against the sources" ||
+			!strings.HasPrefix(f.Answer, "This answer was cut off: the language model's reply stopped") {
+			t.Errorf("final %+v", f)
 		}
 	})
 	t.Run("links", func(t *testing.T) {

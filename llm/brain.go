@@ -5,6 +5,7 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"regexp"
@@ -391,19 +392,25 @@ func rewriteSchema(routes []agent.Route) json.RawMessage {
 		`"required":["query","route"],"additionalProperties":false}`)
 }
 
-// Generate implements agent.Generator.
+// Generate implements agent.Generator. A reply the model did not finish
+// (cut at the length limit, or a stream that stopped) is returned with its
+// *agent.CutOffError, as far as people could have seen it written.
 func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string, error) {
 	msgs, err := render("generate", req)
 	if err != nil {
 		return "", err
 	}
+	var answer string
 	if req.OnText == nil {
-		answer, err := b.c.chat(ctx, "generate", msgs)
-		return stripFences(answer), err
+		answer, err = b.c.chat(ctx, "generate", msgs)
+	} else {
+		answer, err = b.c.streamChat(ctx, "generate", msgs, func(soFar string) {
+			req.OnText(stripFences(soFar))
+		})
 	}
-	answer, err := b.c.streamChat(ctx, "generate", msgs, func(soFar string) {
-		req.OnText(stripFences(soFar))
-	})
+	if cut := (*agent.CutOffError)(nil); errors.As(err, &cut) {
+		answer = visibleSoFar(answer) // a reasoning block it was cut in is no answer
+	}
 	return stripFences(answer), err
 }
 

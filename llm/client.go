@@ -144,7 +144,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Breaker.Failures > 0 {
 		hc.Transport = &breakerTransport{base: hc.Transport, b: newBreaker(cfg.Breaker)}
 	}
-	hc.Transport = requestFixes{base: hc.Transport}
+	hc.Transport = watchDone{base: requestFixes{base: hc.Transport}}
 
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = base
@@ -189,7 +189,9 @@ func normalizeBaseURL(s string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// Chat sends msgs and returns the reply's text.
+// Chat sends msgs and returns the reply's text. A reply the model did
+// not finish (finish_reason "length") is an error wrapping ErrBadOutput
+// and a *agent.CutOffError, returned with the text it has.
 func (c *Client) Chat(ctx context.Context, msgs []Message) (string, error) {
 	return c.chat(ctx, "chat", msgs)
 }
@@ -199,7 +201,7 @@ func (c *Client) Chat(ctx context.Context, msgs []Message) (string, error) {
 func (c *Client) chat(ctx context.Context, op string, msgs []Message) (string, error) {
 	content, err := c.complete(ctx, msgs, nil, c.answer())
 	if err != nil {
-		return "", fmt.Errorf("llm: %s: %w", op, err)
+		return content, fmt.Errorf("llm: %s: %w", op, err)
 	}
 	if strings.TrimSpace(content) == "" {
 		return "", fmt.Errorf("llm: %s: %w: empty reply", op, ErrBadOutput)
@@ -221,7 +223,8 @@ func (c *Client) chat(ctx context.Context, op string, msgs []Message) (string, e
 // JSON object out of prose or code fences, raw line breaks in strings and
 // trailing commas repaired, the schema's required properties checked.
 // When the reply still cannot be used it asks once more, telling the model
-// what was wrong. The error then wraps ErrBadOutput.
+// what was wrong. The error then wraps ErrBadOutput. A reply cut at the
+// length limit is not used (cutJSON), and is asked again the same way.
 func (c *Client) JSON(ctx context.Context, msgs []Message, name string, schema json.RawMessage, out any) error {
 	if name == "" {
 		name = "json"
@@ -235,10 +238,13 @@ func (c *Client) JSON(ctx context.Context, msgs []Message, name string, schema j
 	}
 	msgs = withSchema(msgs, schema)
 	content, mode, err := c.negotiate(ctx, msgs, name, schema)
+	derr, err := cutJSON(content, err)
 	if err != nil {
 		return fmt.Errorf("llm: %s: %w", name, err)
 	}
-	derr := decodeJSON(content, required, out)
+	if derr == nil {
+		derr = decodeJSON(content, required, out)
+	}
 	if derr == nil {
 		return nil
 	}
@@ -249,13 +255,36 @@ func (c *Client) JSON(ctx context.Context, msgs []Message, name string, schema j
 			"Your reply could not be used: %v. Reply again with only the JSON object that the schema describes: no prose, no code fences.", derr)},
 	)
 	content, err = c.complete(ctx, repair, responseFormat(mode, name, schema), c.decision(false))
+	again, err := cutJSON(content, err)
 	if err != nil {
 		return fmt.Errorf("llm: %s: reply was not valid JSON (%v) and the retry failed: %w", name, derr, err)
 	}
-	if err := decodeJSON(content, required, out); err != nil {
-		return fmt.Errorf("llm: %s: %w: reply is not valid JSON even after a retry: %v", name, ErrBadOutput, err)
+	if again == nil {
+		again = decodeJSON(content, required, out)
+	}
+	if again != nil {
+		return fmt.Errorf("llm: %s: %w: reply is not valid JSON even after a retry: %v", name, ErrBadOutput, again)
 	}
 	return nil
+}
+
+// cutJSON sorts a JSON reply cut at the length limit (err a
+// *agent.CutOffError) from the other failures: it returns the problem to
+// tell the model, and err when it is not a cut. A cut reply is not read,
+// whatever JSON it holds (one cut inside a reasoning block holds the
+// object the model was still weighing), unless all that was cut is blank
+// space after one whole object: JSON grammars have let a model pad an
+// object with blank lines up to the limit (ollama#2623, llama.cpp#7866),
+// and the object is whole.
+func cutJSON(content string, err error) (problem, _ error) {
+	var cut *agent.CutOffError
+	if err == nil || !errors.As(err, &cut) {
+		return nil, err
+	}
+	if s := strings.TrimSpace(content); strings.HasPrefix(s, "{") && json.Valid([]byte(s)) {
+		return nil, nil
+	}
+	return errors.New("it was cut off at the length limit before it was complete; keep it shorter"), nil
 }
 
 // negotiate sends a JSON request in the structured-output mode the server
@@ -279,9 +308,10 @@ func (c *Client) negotiate(ctx context.Context, msgs []Message, name string, sch
 	for mode := formatJSONSchema; mode <= formatPrompt; mode++ {
 		var content string
 		content, err = c.complete(ctx, msgs, responseFormat(mode, name, schema), c.decision(mode < formatPrompt))
-		if err == nil {
+		if cut := (*agent.CutOffError)(nil); err == nil || errors.As(err, &cut) {
+			// A reply, whole or cut off: the server takes the mode.
 			c.format.CompareAndSwap(formatUnknown, mode)
-			return content, mode, nil
+			return content, mode, err
 		}
 		if ctx.Err() != nil || !refusesFormat(err, true) {
 			return "", mode, err
@@ -360,7 +390,8 @@ func (c *Client) request(msgs []Message, cl call) (openai.ChatCompletionRequest,
 }
 
 // complete makes one chat completion (with the transport's retries) and
-// records its usage.
+// records its usage. A reply the model did not finish is returned with
+// the error finished gives it.
 func (c *Client) complete(ctx context.Context, msgs []Message, format *openai.ChatCompletionResponseFormat, cl call) (string, error) {
 	req, err := c.request(msgs, cl)
 	if err != nil {
@@ -384,7 +415,9 @@ func (c *Client) complete(ctx context.Context, msgs []Message, format *openai.Ch
 	if msg.Content == "" && msg.Refusal != "" {
 		return "", fmt.Errorf("%w: model refused: %s", ErrBadOutput, msg.Refusal)
 	}
-	return stripThinking(msg.Content), nil
+	// A finish reason left out (null) says nothing: the body is whole
+	// JSON, and only a stream can stop without one.
+	return keepCut(stripThinking(msg.Content), finished(resp.Choices[0].FinishReason))
 }
 
 // Embed returns one vector per text, in order. Texts are sent in batches of

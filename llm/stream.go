@@ -1,12 +1,14 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -18,8 +20,11 @@ import (
 // reasoning model's <think> block left out), and the whole reply is
 // returned at the end, as chat returns it.
 //
+// A reply that ends before the model finished it is returned as far as
+// it came, with a *agent.CutOffError (see stream).
+//
 // A server that refuses to stream (400, 422, 501) or that answers a
-// stream request with no streamed text (a server that ignores "stream"
+// stream request with nothing streamed (a server that ignores "stream"
 // and sends one JSON body) is asked again without streaming, once, and
 // from then on never asked to stream.
 func (c *Client) streamChat(ctx context.Context, op string, msgs []Message, onText func(string)) (string, error) {
@@ -38,7 +43,7 @@ func (c *Client) streamChat(ctx context.Context, op string, msgs []Message, onTe
 		return content, err
 	}
 	if err != nil {
-		return "", fmt.Errorf("llm: %s: %w", op, err)
+		return content, fmt.Errorf("llm: %s: %w", op, err)
 	}
 	if strings.TrimSpace(content) == "" {
 		return "", fmt.Errorf("llm: %s: %w: empty reply", op, ErrBadOutput)
@@ -61,6 +66,18 @@ func refusesStream(err error) bool {
 // server's, when it sends it (stream_options.include_usage), or else an
 // estimate of four characters a token, so that the daily token budget
 // still counts the call.
+//
+// The reply is whole when the server ended it: with a finish reason
+// ("stop", or any other but "length" and "content_filter"), or with
+// [DONE]. Servers differ in which of the two they send: llama.cpp's
+// server sent no [DONE] before September 2024 (and ik_llama.cpp still
+// does not), and some servers and proxies leave finish_reason null on a
+// natural stop (vllm-mlx 0.4 did) yet send [DONE]; every one of them
+// says "length" when it cuts a reply at max_tokens. A reply cut at the
+// length limit, and a body that just ends with neither (a proxy or a
+// server that dropped the reply midway), are returned as far as they
+// came with a *agent.CutOffError. A connection that breaks midway is
+// the transport's error, as before any reply.
 func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText func(string)) (string, error) {
 	req, err := c.request(msgs, cl)
 	if err != nil {
@@ -71,22 +88,27 @@ func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText fun
 	for _, m := range msgs {
 		prompt += len(m.Content)
 	}
-	s, err := c.api.CreateChatCompletionStream(withCall(ctx, cl), req)
+	var done atomic.Bool
+	s, err := c.api.CreateChatCompletionStream(withDoneMark(withCall(ctx, cl), &done), req)
 	if err != nil {
 		return "", serverError(circuitError(err))
 	}
 	defer s.Close()
 	var (
-		b     strings.Builder
-		usage *openai.Usage
-		shown string
+		b      strings.Builder
+		usage  *openai.Usage
+		shown  string
+		finish openai.FinishReason
+		ended  bool
 	)
 	// A chunk carries at least one token, or it is one of the few that
-	// carry none (the role, the usage): the loop is bounded by the reply's
-	// own bound. go-openai bounds runs of lines that are not chunks.
+	// carry none (the role, the finish reason, the usage): the loop is
+	// bounded by the reply's own bound, and a reply still going past it
+	// is cut there. go-openai bounds runs of lines that are not chunks.
 	for range 2*cl.maxTokens + 16 {
 		chunk, err := s.Recv()
 		if errors.Is(err, io.EOF) {
+			ended = true
 			break
 		}
 		if err != nil {
@@ -98,10 +120,17 @@ func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText fun
 		if len(chunk.Choices) == 0 {
 			continue
 		}
-		if r := chunk.Choices[0].Delta.Refusal; r != "" && b.Len() == 0 {
+		choice := chunk.Choices[0]
+		if r := choice.Delta.Refusal; r != "" && b.Len() == 0 {
 			return "", fmt.Errorf("%w: model refused: %s", ErrBadOutput, r)
 		}
-		b.WriteString(chunk.Choices[0].Delta.Content)
+		// Ollama sent "" for null until May 2024 (ollama#4357), and
+		// go-openai reads a string "null" as FinishReasonNull.
+		if r := choice.FinishReason; r != "" && r != openai.FinishReasonNull {
+			finish = r
+		}
+		// vLLM sends the last words in the chunk with the finish reason.
+		b.WriteString(choice.Delta.Content)
 		if text := visibleSoFar(b.String()); text != shown {
 			shown = text
 			onText(text)
@@ -114,10 +143,115 @@ func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText fun
 		u.PromptTokens, u.CompletionTokens = prompt/4, b.Len()/4
 	}
 	c.record(ctx, u)
-	if b.Len() == 0 {
+	content := stripThinking(b.String())
+	switch {
+	case !ended:
+		return content, cutAtLimit()
+	case finish != "":
+		return keepCut(content, finished(finish))
+	case b.Len() == 0:
 		return "", errStreamRefused
+	case done.Load():
+		return content, nil
 	}
-	return stripThinking(b.String()), nil
+	return content, &agent.CutOffError{}
+}
+
+// finished is the error of a reply the server ended with reason: none
+// for a whole reply.
+func finished(reason openai.FinishReason) error {
+	switch reason {
+	case openai.FinishReasonLength:
+		return cutAtLimit()
+	case openai.FinishReasonContentFilter:
+		return fmt.Errorf("%w: the server's content filter stopped the reply", ErrBadOutput)
+	}
+	// "stop", and the reasons of tool calls, which are not asked for:
+	// the model ended its turn. Servers that name their own ("eos_token",
+	// "stop_sequence") mean the same.
+	return nil
+}
+
+// keepCut returns a reply with its error: the reply as far as it came
+// when err is a *agent.CutOffError (the agent may show it, saying so),
+// else none.
+func keepCut(content string, err error) (string, error) {
+	if cut := (*agent.CutOffError)(nil); err != nil && !errors.As(err, &cut) {
+		return "", err
+	}
+	return content, err
+}
+
+// cutAtLimit is the error of a reply cut at the length limit: a reply
+// that cannot be used, from a server that works.
+func cutAtLimit() error {
+	return fmt.Errorf("%w: %w", ErrBadOutput, &agent.CutOffError{AtLimit: true})
+}
+
+// doneKey marks a streamed request's context with where to note its
+// [DONE] (watchDone).
+type doneKey struct{}
+
+func withDoneMark(ctx context.Context, seen *atomic.Bool) context.Context {
+	return context.WithValue(ctx, doneKey{}, seen)
+}
+
+// watchDone notes, for a request whose context asks (withDoneMark),
+// whether the reply's "data: [DONE]" event went by: go-openai reads
+// [DONE] and the body's end alike as io.EOF, and only [DONE] says that
+// the server ended the stream itself.
+type watchDone struct{ base http.RoundTripper }
+
+func (t watchDone) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if seen, ok := req.Context().Value(doneKey{}).(*atomic.Bool); ok && err == nil && resp.Body != nil {
+		resp.Body = &doneReader{ReadCloser: resp.Body, seen: seen}
+	}
+	return resp, err
+}
+
+// maxDoneLine bounds the line a doneReader holds: a [DONE] line is 12
+// bytes, and one padded past this is not taken for one.
+const maxDoneLine = 64
+
+// doneReader passes a body through and sets seen once one of its lines
+// is [DONE] as go-openai reads lines (isDone). Only the first
+// maxDoneLine bytes of a line are held.
+type doneReader struct {
+	io.ReadCloser
+	seen *atomic.Bool
+	line []byte // the current line so far, while it is short enough
+	long bool   // the current line is longer than maxDoneLine
+}
+
+func (r *doneReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	r.scan(p[:n])
+	return n, err
+}
+
+func (r *doneReader) scan(b []byte) {
+	for len(b) > 0 {
+		part, rest, complete := bytes.Cut(b, []byte{'\n'})
+		if !r.long {
+			r.long = len(r.line)+len(part) > maxDoneLine
+			r.line = append(r.line, part[:min(len(part), maxDoneLine+1-len(r.line))]...)
+		}
+		if !complete {
+			return
+		}
+		if !r.long && isDone(r.line) {
+			r.seen.Store(true)
+		}
+		r.line, r.long, b = r.line[:0], false, rest
+	}
+}
+
+// isDone reports whether a line is the [DONE] event as go-openai reads
+// it: spaces trimmed, "data:" and the spaces after it (RE2's \s) dropped.
+func isDone(line []byte) bool {
+	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:"))
+	return ok && string(bytes.TrimLeft(rest, "\t\n\f\r ")) == "[DONE]"
 }
 
 // visibleSoFar is the part of a reply being streamed that people may see:

@@ -1,12 +1,15 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
@@ -180,8 +183,9 @@ func TestVisibleSoFar(t *testing.T) {
 }
 
 // FuzzStream feeds the streamed reply of a server, whatever its bytes, to
-// the generator: no panic, no endless loop, and a reply that is not an
-// error is not empty.
+// the generator: no panic, no endless loop, a reply that is not an error
+// is not empty, and a streamed reply is taken as whole only when the
+// server ended it (a finish reason or [DONE]).
 func FuzzStream(f *testing.F) {
 	f.Add("data: {\"choices\":[{\"delta\":{\"content\":\"Full refund [1].\"}}]}\n\ndata: [DONE]\n\n")
 	f.Add("data: {\"choices\":[{\"delta\":{\"content\":\"<think>x\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"</think>A\"}}]}\n\n")
@@ -189,6 +193,10 @@ func FuzzStream(f *testing.F) {
 	f.Add("data: {\"error\":{\"message\":\"boom\"}}\n\n")
 	f.Add("event: ping\n\n: comment\n\ndata: {not json\n\n")
 	f.Add("")
+	f.Add("data: {\"choices\":[{\"delta\":{\"content\":\"Customers can get a full\"}}]}\n\n")
+	f.Add("data: {\"choices\":[{\"delta\":{\"content\":\"Customers can\"},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n")
+	f.Add("data: {\"choices\":[{\"delta\":{\"content\":\"Full refund.\"},\"finish_reason\":\"stop\"}]}\n\n")
+	f.Add("data: {\"choices\":[{\"delta\":{\"content\":\"Full\"},\"finish_reason\":\"null\"}]}\n\ndata:[DONE]\r\n")
 	f.Fuzz(func(t *testing.T, body string) {
 		c, err := New(Config{BaseURL: "http://fuzz.invalid", ChatModel: "m", MaxRetries: -1, HTTPClient: &http.Client{
 			Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
@@ -207,5 +215,67 @@ func FuzzStream(f *testing.F) {
 		if err == nil && strings.TrimSpace(answer) == "" {
 			t.Errorf("no error and an empty answer; saw %q", seen)
 		}
+		// A reply asked for again whole (the server did not stream) is
+		// whole JSON; a streamed one must have been ended.
+		if err == nil && !c.noStream.Load() && !strings.Contains(body, "[DONE]") && !strings.Contains(body, "finish_reason") {
+			t.Errorf("answer %q taken as whole from a stream the server never ended", answer)
+		}
+		var cut *agent.CutOffError
+		if errors.As(err, &cut) && cut.AtLimit != errors.Is(err, ErrBadOutput) {
+			t.Errorf("err = %v: a cut at the limit, and only that, is an unusable reply", err)
+		}
 	})
+}
+
+// FuzzDoneReader reads a body through a doneReader in pieces of any
+// sizes, and compares what it saw with [DONE] as go-openai finds it: a
+// line ended by '\n' that, spaces trimmed, is "data:", RE2 spaces and
+// "[DONE]" (for the lines a doneReader holds, up to maxDoneLine bytes).
+func FuzzDoneReader(f *testing.F) {
+	f.Add([]byte("data: {}\n\ndata: [DONE]\n\n"), []byte{3, 1, 7})
+	f.Add([]byte("data:[DONE]"), []byte{0})
+	f.Add([]byte(" \u00a0data:\t [DONE] \r\n"), []byte{1})
+	f.Add([]byte("data: [DONE]x\ndata: [DONE\n: data: [DONE]\n"), []byte{5, 2})
+	f.Add([]byte("data:"+strings.Repeat(" ", 60)+"[DONE]\n"), []byte{9})
+	header := regexp.MustCompile(`^data:\s*`) // go-openai's headerData
+	f.Fuzz(func(t *testing.T, body, sizes []byte) {
+		want := false
+		lines := bytes.Split(body, []byte{'\n'})
+		for _, line := range lines[:len(lines)-1] { // the last is not ended
+			s := bytes.TrimSpace(line)
+			if len(line) <= maxDoneLine && header.Match(s) && string(header.ReplaceAll(s, nil)) == "[DONE]" {
+				want = true
+			}
+		}
+		var seen atomic.Bool
+		r := &doneReader{ReadCloser: io.NopCloser(&pieces{b: body, sizes: sizes}), seen: &seen}
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("read %q, %v; want the body unchanged", got, err)
+		}
+		if seen.Load() != want {
+			t.Errorf("saw [DONE] = %v, want %v", seen.Load(), want)
+		}
+	})
+}
+
+// pieces reads b in pieces of the sizes given, in turn (each at least 1).
+type pieces struct {
+	b     []byte
+	sizes []byte
+	i     int
+}
+
+func (p *pieces) Read(out []byte) (int, error) {
+	if len(p.b) == 0 {
+		return 0, io.EOF
+	}
+	n := 1
+	if len(p.sizes) > 0 {
+		n = int(p.sizes[p.i%len(p.sizes)])%16 + 1
+		p.i++
+	}
+	n = copy(out[:min(n, len(out))], p.b)
+	p.b = p.b[n:]
+	return n, nil
 }

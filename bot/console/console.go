@@ -5,6 +5,7 @@
 package console
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,13 +28,14 @@ type Progress struct {
 
 	// The draft streamed to out (see StreamTo): the text written of the
 	// current draft, whether the cursor is at its end, whether it stopped
-	// growing as written (then it is not written further), and how many
-	// drafts were begun.
+	// growing as written (then it is not written further), how many
+	// drafts were begun, and why the current one is written again.
 	out      io.Writer
 	streamed string
 	open     bool
 	broken   bool
 	drafts   int
+	cut      bool
 }
 
 // NewProgress returns a Progress for w; tty says whether w is a terminal
@@ -68,6 +70,8 @@ func (p *Progress) Emit(e agent.Event) {
 		return
 	case e.Kind == agent.EventRegenerating:
 		p.streamed, p.broken = "", false
+		cut := (*agent.CutOffError)(nil)
+		p.cut = errors.As(e.Err, &cut)
 	}
 	line, ok := bot.Progress(e)
 	if !ok || line == p.last {
@@ -94,7 +98,10 @@ func (p *Progress) draft(text string) {
 		p.clearLine()
 		p.drafts++
 		fmt.Fprintln(p.out)
-		if p.drafts > 1 {
+		switch {
+		case p.drafts > 1 && p.cut:
+			fmt.Fprintln(p.out, "(written again: the draft was cut off)")
+		case p.drafts > 1:
 			fmt.Fprintln(p.out, "(rewritten to keep to the sources)")
 		}
 	}
@@ -140,7 +147,7 @@ func (p *Progress) Details() []string { return p.details }
 // Reset forgets the details and the drafts, for the next question.
 func (p *Progress) Reset() {
 	p.details, p.last = nil, ""
-	p.streamed, p.open, p.broken, p.drafts = "", false, false, 0
+	p.streamed, p.open, p.broken, p.drafts, p.cut = "", false, false, 0, false
 }
 
 func contains(ss []string, s string) bool {
@@ -160,7 +167,7 @@ func contains(ss []string, s string) bool {
 // the checked one.
 func Print(w io.Writer, f bot.Final, details []string, streamed string) {
 	switch s := strings.TrimSpace(streamed); {
-	case s == "":
+	case s == "" || f.CutOff: // a draft cut off was not checked: its note says so
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, f.Answer)
 	case s != f.Answer:

@@ -108,3 +108,31 @@ func TestDraftThatChangedIsFollowedByTheAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A draft written again because it was cut off says so, and an answer
+// that is a draft cut off is never said to be the checked one.
+func TestDraftCutOff(t *testing.T) {
+	var screen bytes.Buffer
+	p := console.NewProgress(&screen, true)
+	p.StreamTo(&screen)
+	for _, e := range []agent.Event{
+		{Kind: agent.EventDrafting, Text: "Customers can get"},
+		{Kind: agent.EventRegenerating, Attempt: 1, Max: 2, Err: &agent.CutOffError{}},
+		{Kind: agent.EventDrafting, Attempt: 1, Text: "Customers can get a full"},
+	} {
+		p.Emit(e)
+	}
+	p.Done()
+	answer := agent.CutOffNote(false) + "\n\nCustomers can get a full …"
+	console.Print(&screen, bot.Final{Answer: answer, CutOff: true, Place: "company documents",
+		Badge: bot.Badge{Emoji: "🔴", Text: "Low confidence"}}, nil, p.Streamed())
+	got := screen.String()
+	for _, want := range []string{"(written again: the draft was cut off)\nCustomers can get a full\n", "\n" + answer + "\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("screen %q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "After the check") || strings.Contains(got, "rewritten to keep to the sources") {
+		t.Errorf("screen %q calls the draft cut off checked", got)
+	}
+}

@@ -37,7 +37,13 @@
 // the next mode, failing the test once per mode).
 //
 // A request with "stream": true is answered in server-sent events, a word
-// at a time, as OpenAI streams.
+// at a time, as OpenAI streams. A reply ends as a whole reply does
+// (finish_reason "stop", and [DONE] when streamed) unless End scripts how
+// a task's replies end: cut at the length limit, a stream that just
+// stops, or the ways real servers end a whole stream (see Ending):
+//
+//	srv.On("generate", "Customers can get a full", "Customers can get a full refund within 30 days [1].")
+//	srv.End("generate", llmtest.Length, llmtest.Stop) // the first reply is cut off
 //
 // For outage tests, Fail makes every request fail with a status and
 // FailNext fails only the next few; Delay slows every reply down. Config
@@ -78,6 +84,7 @@ type Server struct {
 
 	mu         sync.Mutex
 	rules      []*rule
+	endings    map[string]*endings // by task, "" for any
 	handler    func(openai.ChatCompletionRequest) (string, int)
 	failStatus int // every request fails with this when not 0
 	failNext   int // the next failNext requests fail with failNextStatus
@@ -94,6 +101,37 @@ type rule struct {
 	task, contains string
 	replies        []string
 	used           int
+}
+
+// Ending is how a reply ends on the wire.
+type Ending int
+
+// The endings. A reply that is not streamed has no [DONE]: Stop and
+// StopNoDone end it with finish_reason "stop", Length with "length", and
+// DoneNoFinish and Cut with finish_reason null.
+const (
+	// Stop ends a reply as OpenAI does: a chunk with finish_reason
+	// "stop", the usage when asked for, then [DONE].
+	Stop Ending = iota
+	// Length cuts the reply at the length limit: finish_reason
+	// "length", the usage, [DONE].
+	Length
+	// Cut ends the stream after the text with neither a finish reason
+	// nor [DONE]: the body just ends, as when a proxy or a server drops
+	// a reply midway.
+	Cut
+	// StopNoDone ends with finish_reason "stop" and the usage but no
+	// [DONE], as llama.cpp's server did before September 2024.
+	StopNoDone
+	// DoneNoFinish ends with the usage and [DONE] but no finish reason,
+	// as some servers did on a natural stop (vllm-mlx 0.4).
+	DoneNoFinish
+)
+
+// endings is the script of how one task's replies end.
+type endings struct {
+	list []Ending
+	used int
 }
 
 // New starts a fake that is closed when the test ends.
@@ -165,6 +203,49 @@ func (s *Server) OnPrompt(task, contains string, replies ...string) *Server {
 	}
 	s.rules = append(s.rules, &rule{task: task, contains: contains, replies: replies})
 	return s
+}
+
+// End scripts how the replies to requests of task ("" for any task) end,
+// in order, the last one repeating; without it a reply ends with Stop.
+// Calling End again for the same task appends to its endings.
+func (s *Server) End(task string, ends ...Ending) *Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.endings == nil {
+		s.endings = map[string]*endings{}
+	}
+	e := s.endings[task]
+	if e == nil {
+		e = &endings{}
+		s.endings[task] = e
+	}
+	e.list = append(e.list, ends...)
+	return s
+}
+
+// ending picks how the reply to a request for task ends.
+func (s *Server) ending(task string) Ending {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, key := range []string{task, ""} {
+		if e := s.endings[key]; e != nil && len(e.list) > 0 {
+			end := e.list[min(e.used, len(e.list)-1)]
+			e.used++
+			return end
+		}
+	}
+	return Stop
+}
+
+// finishReason is the finish_reason of a reply that ends with end.
+func finishReason(end Ending) openai.FinishReason {
+	switch end {
+	case Length:
+		return openai.FinishReasonLength
+	case Cut, DoneNoFinish:
+		return openai.FinishReasonNull // written as null
+	}
+	return openai.FinishReasonStop
 }
 
 // Handle answers the chat requests that no script matches. f returns the
@@ -354,8 +435,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, content)
 		return
 	}
+	end := s.ending(Task(req))
 	if req.Stream {
-		s.stream(w, r, req, content, 3*delay)
+		s.stream(w, r, req, content, end, 3*delay)
 		return
 	}
 	writeJSON(w, openai.ChatCompletionResponse{
@@ -365,7 +447,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		Model:   req.Model,
 		Choices: []openai.ChatCompletionChoice{{
 			Message:      openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content},
-			FinishReason: openai.FinishReasonStop,
+			FinishReason: finishReason(end),
 		}},
 		Usage: openai.Usage{
 			PromptTokens:     words(Prompt(req)),
@@ -378,9 +460,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 // stream answers a request with "stream": true as OpenAI does, in
 // server-sent events: a chunk with the role, the reply a word at a time
 // spread over rest (with Delay, a streamed reply's first words come after
-// a quarter of it and the last at its end), a chunk with the usage when
+// a quarter of it and the last at its end), then as end says: a chunk
+// with the finish reason, a chunk with the usage when
 // stream_options.include_usage asks for it, and [DONE].
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatCompletionRequest, content string, rest time.Duration) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatCompletionRequest, content string, end Ending, rest time.Duration) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flusher, _ := w.(http.Flusher)
 	send := func(chunk openai.ChatCompletionStreamResponse) {
@@ -402,7 +485,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatC
 		}
 		send(delta(openai.ChatCompletionStreamChoiceDelta{Content: p}, ""))
 	}
-	send(delta(openai.ChatCompletionStreamChoiceDelta{}, openai.FinishReasonStop))
+	if end == Cut {
+		return
+	}
+	if end != DoneNoFinish {
+		send(delta(openai.ChatCompletionStreamChoiceDelta{}, finishReason(end)))
+	}
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
 		send(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{}, Usage: &openai.Usage{
 			PromptTokens:     words(Prompt(req)),
@@ -410,7 +498,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatC
 			TotalTokens:      words(Prompt(req)) + words(content),
 		}})
 	}
-	fmt.Fprint(w, "data: [DONE]\n\n")
+	if end != StopNoDone {
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}
 }
 
 // reply picks the scripted reply for req.

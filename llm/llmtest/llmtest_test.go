@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -171,5 +172,51 @@ func TestUnscriptedRequestFailsTheTest(t *testing.T) {
 	defer tb.mu.Unlock()
 	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], `task "check"`) {
 		t.Errorf("errors = %q, want one naming the task", tb.errors)
+	}
+}
+
+// End writes each ending as the real servers it stands for do, on the
+// wire: what comes after the text of a streamed reply, and the
+// finish_reason of a whole one.
+func TestEndings(t *testing.T) {
+	for _, c := range []struct {
+		end          llmtest.Ending
+		stream, body string // what follows the text; the whole reply's finish_reason
+	}{
+		{llmtest.Stop, `"finish_reason":"stop"…[DONE]`, `"finish_reason":"stop"`},
+		{llmtest.Length, `"finish_reason":"length"…[DONE]`, `"finish_reason":"length"`},
+		{llmtest.Cut, ``, `"finish_reason":null`},
+		{llmtest.StopNoDone, `"finish_reason":"stop"`, `"finish_reason":"stop"`},
+		{llmtest.DoneNoFinish, `[DONE]`, `"finish_reason":null`},
+	} {
+		srv := llmtest.New(t).On("", "Full refund").End("", c.end)
+		for _, streamed := range []bool{true, false} {
+			body := fmt.Sprintf(`{"model":"m","stream":%v,"stream_options":%s,"messages":[{"role":"user","content":"q"}]}`,
+				streamed, map[bool]string{true: `{"include_usage":true}`, false: "null"}[streamed])
+			resp, err := http.Post(srv.URL()+"/chat/completions", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got := string(b)
+			if !streamed {
+				if !strings.Contains(got, c.body) {
+					t.Errorf("ending %d, whole: %s, want %s", c.end, got, c.body)
+				}
+				continue
+			}
+			_, after, _ := strings.Cut(got, `"content":"refund"`)
+			after = after[strings.Index(after, "\n"):] // the rest of that chunk's line
+			var seen []string
+			for _, mark := range []string{`"finish_reason":"stop"`, `"finish_reason":"length"`, `[DONE]`} {
+				if strings.Contains(after, mark) {
+					seen = append(seen, mark)
+				}
+			}
+			if strings.Join(seen, "…") != c.stream {
+				t.Errorf("ending %d, streamed: after the text %q, want %q:\n%s", c.end, strings.Join(seen, "…"), c.stream, got)
+			}
+		}
 	}
 }
