@@ -37,7 +37,10 @@
 // the next mode, failing the test once per mode).
 //
 // A request with "stream": true is answered in server-sent events, a word
-// at a time, as OpenAI streams.
+// at a time, as OpenAI streams. Every reply reports its usage, a token a
+// word (in a last chunk when a stream asks for it with
+// stream_options.include_usage), and Tokens sums what the server spent,
+// for budget tests.
 //
 // For outage tests, Fail makes every request fail with a status and
 // FailNext fails only the next few; Delay slows every reply down. Config
@@ -84,8 +87,15 @@ type Server struct {
 	failNextSt int
 	delay      time.Duration
 	requests   []openai.ChatCompletionRequest
+	used       []spent // the usage of every chat reply given
 	embeds     int
 	pings      int // GET /v1/models requests
+}
+
+// spent is the usage of one chat reply, with the prompt it answered.
+type spent struct {
+	prompt string
+	tokens int
 }
 
 // rule is one script: the replies for requests of a task (any task when
@@ -218,6 +228,34 @@ func (s *Server) Requests(task string) []openai.ChatCompletionRequest {
 		}
 	}
 	return out
+}
+
+// Tokens sums the tokens of the chat replies given (prompt and
+// completion, as their usage reports them, streamed or not, whether or not
+// the request asked for the usage) to the requests whose prompt contains
+// contains ("" for all): what the server spent, as an API bills it.
+func (s *Server) Tokens(contains string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, u := range s.used {
+		if strings.Contains(u.prompt, contains) {
+			n += u.tokens
+		}
+	}
+	return n
+}
+
+// usage is the usage of content given in reply to req, which it records
+// for Tokens.
+func (s *Server) usage(req openai.ChatCompletionRequest, content string) openai.Usage {
+	prompt := Prompt(req)
+	u := openai.Usage{PromptTokens: words(prompt), CompletionTokens: words(content)}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	s.mu.Lock()
+	s.used = append(s.used, spent{prompt: prompt, tokens: u.TotalTokens})
+	s.mu.Unlock()
+	return u
 }
 
 // EmbedCalls counts the embeddings requests received.
@@ -354,8 +392,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, content)
 		return
 	}
+	usage := s.usage(req, content)
 	if req.Stream {
-		s.stream(w, r, req, content, 3*delay)
+		s.stream(w, r, req, content, usage, 3*delay)
 		return
 	}
 	writeJSON(w, openai.ChatCompletionResponse{
@@ -367,11 +406,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			Message:      openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content},
 			FinishReason: openai.FinishReasonStop,
 		}},
-		Usage: openai.Usage{
-			PromptTokens:     words(Prompt(req)),
-			CompletionTokens: words(content),
-			TotalTokens:      words(Prompt(req)) + words(content),
-		},
+		Usage: usage,
 	})
 }
 
@@ -380,7 +415,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 // spread over rest (with Delay, a streamed reply's first words come after
 // a quarter of it and the last at its end), a chunk with the usage when
 // stream_options.include_usage asks for it, and [DONE].
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatCompletionRequest, content string, rest time.Duration) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatCompletionRequest, content string, usage openai.Usage, rest time.Duration) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flusher, _ := w.(http.Flusher)
 	send := func(chunk openai.ChatCompletionStreamResponse) {
@@ -404,11 +439,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatC
 	}
 	send(delta(openai.ChatCompletionStreamChoiceDelta{}, openai.FinishReasonStop))
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
-		send(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{}, Usage: &openai.Usage{
-			PromptTokens:     words(Prompt(req)),
-			CompletionTokens: words(content),
-			TotalTokens:      words(Prompt(req)) + words(content),
-		}})
+		send(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{}, Usage: &usage})
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 }
