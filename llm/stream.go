@@ -59,20 +59,21 @@ func refusesStream(err error) bool {
 
 // stream makes one streamed chat completion and records its usage: the
 // server's, when it sends it (stream_options.include_usage), or else an
-// estimate of four characters a token, so that the daily token budget
-// still counts the call.
+// estimate, so that the daily token budget still counts the call; a
+// stream cut short counts what came.
 func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText func(string)) (string, error) {
 	req, err := c.request(msgs, cl)
 	if err != nil {
 		return "", err
 	}
 	req.Stream, req.StreamOptions = true, &openai.StreamOptions{IncludeUsage: true}
-	prompt := 0
-	for _, m := range msgs {
-		prompt += len(m.Content)
+	done, err := c.begin(ctx, c.reserve(msgs, cl))
+	if err != nil {
+		return "", err // the run's budget: not sent
 	}
 	s, err := c.api.CreateChatCompletionStream(withCall(ctx, cl), req)
 	if err != nil {
+		done(agent.Usage{})
 		return "", serverError(circuitError(err))
 	}
 	defer s.Close()
@@ -81,6 +82,7 @@ func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText fun
 		usage *openai.Usage
 		shown string
 	)
+	defer func() { done(c.usage(msgs, usage, b.String())) }()
 	// A chunk carries at least one token, or it is one of the few that
 	// carry none (the role, the usage): the loop is bounded by the reply's
 	// own bound. go-openai bounds runs of lines that are not chunks.
@@ -107,13 +109,6 @@ func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText fun
 			onText(text)
 		}
 	}
-	u := agent.Usage{Calls: 1}
-	if usage != nil {
-		u.PromptTokens, u.CompletionTokens = usage.PromptTokens, usage.CompletionTokens
-	} else {
-		u.PromptTokens, u.CompletionTokens = prompt/4, b.Len()/4
-	}
-	c.record(ctx, u)
 	if b.Len() == 0 {
 		return "", errStreamRefused
 	}
