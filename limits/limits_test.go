@@ -162,6 +162,20 @@ func TestBudgetHoldsOfCallsAtOnce(t *testing.T) {
 	}
 }
 
+// A call that used more than it held (a server that ignores max_tokens)
+// passes the budget by that much, and no call is held after it.
+func TestBudgetPassedOnlyByWhatACallUsedBeyondItsHold(t *testing.T) {
+	b := NewBudget(1000, 0, nil)
+	h, _ := b.Reserve("w", "w:U1", 900)
+	b.Settle(h, 1200)
+	if used, _ := b.Used("w", ""); used != 1200 {
+		t.Errorf("counted %d, want the 1200 the call used", used)
+	}
+	if _, err := b.Reserve("w", "w:U2", 1); err == nil {
+		t.Error("a call was held with the budget passed")
+	}
+}
+
 func TestBudgetOff(t *testing.T) {
 	b := NewBudget(0, 0, nil)
 	for range 3 {
