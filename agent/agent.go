@@ -100,9 +100,10 @@ type Question struct {
 	ThreadID string // "" for a one-off question with no history
 	Text     string
 	Scope    Scope
-	// OfflineReason, when set, makes the run use only the offline engine
-	// and says why in the answer, e.g. that a token budget is used up.
-	OfflineReason string
+	// Allowance, when set, is asked before every model call of the run:
+	// a call it refuses is not made, and the run goes on offline, saying
+	// why (a token budget that is spent). nil: no budget.
+	Allowance Allowance
 	// MaxIdle, when set, ends a thread's conversation after a silence
 	// longer than it: the turns before that silence are dropped, so that
 	// an asker who comes back hours later starts afresh. 0: a thread's
@@ -163,13 +164,10 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 		}
 	}
 	s := &State{Thread: thread.AsOf(q.Asked), Question: text, Scope: q.Scope}
-	switch {
-	case a.model == nil:
+	if a.model == nil {
 		s.Offline, s.ModelOff, s.OfflineReason = true, true, "no language model is configured"
-	case q.OfflineReason != "":
-		s.Offline, s.ModelOff, s.OfflineReason = true, true, q.OfflineReason
 	}
-	m := &meter{}
+	m := &meter{allow: q.Allowance}
 	ctx = withMeter(ctx, m)
 	run := &run{Agent: a, emit: emit, meter: m}
 	err := run.loop(ctx, s)
@@ -259,7 +257,8 @@ type run struct {
 	emit  Emitter
 	meter *meter
 	// modelErrors counts the model calls of this run that failed, for
-	// the observer. Only the run's goroutine touches it.
+	// the observer (a call the budget refused is not one). Only the run's
+	// goroutine touches it.
 	modelErrors int
 	// ahead is the search (and grading) started while the router is
 	// asked, until a node takes it or the run drops it (ahead.go). Only
@@ -303,12 +302,13 @@ func pathOf(trace []Step) string {
 
 // think asks the model-backed Brain, unless the model is off for this run.
 // When the model fails (after the client's own retries) f is retried with
-// the offline Brain. A server that failed takes the rest of the run
-// offline, and says so once (docs/DESIGN.md, rule 11); a reply that could
-// not be used (ErrBadOutput) costs only this call, since the server works
-// and the next call may well be fine. Either way the run counts as
-// offline for its badge: a run that mixed engines claims no more than the
-// offline engine supports.
+// the offline Brain. A server that failed, or a budget that refused a
+// call, takes the rest of the run offline, and says so once
+// (docs/DESIGN.md, rule 11); a reply that could not be used
+// (ErrBadOutput) costs only this call, since the server works and the next
+// call may well be fine. Either way the run counts as offline for its
+// badge: a run that mixed engines claims no more than the offline engine
+// supports.
 func (r *run) think(ctx context.Context, s *State, f func(Brain) error) error {
 	if !s.ModelOff {
 		err := f(r.model)
@@ -318,19 +318,28 @@ func (r *run) think(ctx context.Context, s *State, f func(Brain) error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		r.modelErrors++
 		r.failed(s, err)
 	}
 	return f(r.offline)
 }
 
 // failed records a model call that failed with err: one unusable reply,
-// or the model gone for the rest of the run.
+// a call the budget refused, or the model gone for the rest of the run.
 func (r *run) failed(s *State, err error) {
-	if !errors.Is(err, ErrBadOutput) {
-		r.degrade(s, err)
+	var spent *BudgetError
+	switch {
+	case errors.As(err, &spent):
+		r.degrade(s, spent.Reason, spent.Detail, err)
+		return
+	case !errors.Is(err, ErrBadOutput):
+		r.modelErrors++
+		// The reason is shown to everyone in the thread, so it names no
+		// server; the cause goes to the asker and the log as the detail.
+		r.degrade(s, "the language model isn't answering",
+			"The language model failed, so this answer used the offline engine: "+err.Error(), err)
 		return
 	}
+	r.modelErrors++
 	s.Offline = true
 	if s.OfflineReason == "" {
 		s.OfflineReason = "the language model's reply to a step could not be used"
@@ -339,15 +348,12 @@ func (r *run) failed(s *State, err error) {
 		Detail: "One step used the offline engine because the language model's reply could not be used: " + err.Error()})
 }
 
-// degrade switches the run to the offline engine.
-func (r *run) degrade(s *State, cause error) {
+// degrade switches the rest of the run to the offline engine, for reason
+// (shown with the answer) and detail (for the asker alone).
+func (r *run) degrade(s *State, reason, detail string, cause error) {
 	if s.ModelOff {
 		return // said once
 	}
-	s.Offline, s.ModelOff = true, true
-	// The reason is shown to everyone in the thread, so it names no
-	// server; the cause goes to the asker and the log as the detail.
-	s.OfflineReason = "the language model isn't answering"
-	r.emit(Event{Kind: EventDegraded, Reason: s.OfflineReason, Err: cause,
-		Detail: "The language model failed, so this answer used the offline engine: " + cause.Error()})
+	s.Offline, s.ModelOff, s.OfflineReason = true, true, reason
+	r.emit(Event{Kind: EventDegraded, Reason: reason, Err: cause, Detail: detail})
 }

@@ -34,9 +34,12 @@ type Brain interface {
 
 type meterKey struct{}
 
-// meter counts one run's model usage. Grading calls the model from several
-// goroutines at once, so unlike State it needs a lock.
+// meter counts one run's model usage, and holds its calls' tokens from the
+// run's Allowance. Grading calls the model from several goroutines at
+// once, so unlike State it needs a lock.
 type meter struct {
+	allow Allowance // nil: no budget
+
 	mu sync.Mutex
 	u  Usage
 }
@@ -59,12 +62,31 @@ func withMeter(ctx context.Context, m *meter) context.Context {
 	return context.WithValue(ctx, meterKey{}, m)
 }
 
-// RecordUsage adds one model call's usage to the run that ctx belongs to, if
-// any. Model-backed Brains call it after every request, so that a run can
-// report its model calls and tokens without threading counters through
-// every method.
-func RecordUsage(ctx context.Context, u Usage) {
-	if m, ok := ctx.Value(meterKey{}).(*meter); ok {
-		m.add(u)
+// StartCall is called by a model-backed Brain before every request to the
+// model, with the most tokens the request may use (its prompt's estimate
+// and its reply's bound). It holds them from the Allowance of the run that
+// ctx belongs to, if any, and returns the function to call once the
+// request is over, with its usage (zero if it failed), which counts the
+// usage into the run and settles the hold. When the request would pass
+// the run's budget it returns a *BudgetError, and the request must not be
+// sent: a run stops before the call that would pass its budget, not after
+// its answer.
+func StartCall(ctx context.Context, tokens int) (done func(Usage), err error) {
+	m, ok := ctx.Value(meterKey{}).(*meter)
+	if !ok {
+		return func(Usage) {}, nil // not a run's call: ingest, a readiness check
 	}
+	settle := func(int) {}
+	if m.allow != nil {
+		if settle, err = m.allow.Reserve(tokens); err != nil {
+			return nil, err
+		}
+	}
+	var once sync.Once
+	return func(u Usage) {
+		once.Do(func() {
+			m.add(u)
+			settle(u.PromptTokens + u.CompletionTokens)
+		})
+	}, nil
 }

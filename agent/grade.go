@@ -78,7 +78,8 @@ func (r *run) fallback(s *State, from Step, why string) Step {
 // gradeAll grades s.Docs concurrently with at most GradeWorkers calls in
 // flight, or takes the grades made ahead of the route (ahead.go). The
 // documents the model could not grade are graded offline; a server that
-// failed takes the rest of the run offline (see think).
+// failed, or a budget that refused a call, takes the rest of the run
+// offline (see think).
 func (r *run) gradeAll(ctx context.Context, s *State) error {
 	if len(s.Docs) == 0 {
 		return nil
@@ -105,7 +106,6 @@ func (r *run) gradeAll(ctx context.Context, s *State) error {
 		if brain == r.offline {
 			return err
 		}
-		r.modelErrors++
 		r.failed(s, err)
 		if grades[i], err = r.offline.Grade(ctx, s.Standalone, s.Docs[i].Document); err != nil {
 			return err

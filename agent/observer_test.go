@@ -133,18 +133,6 @@ func TestObserverHearsModelErrorsAndFailures(t *testing.T) {
 	}
 }
 
-func TestOfflineReasonSkipsTheModel(t *testing.T) {
-	model := scriptedModel(t) // scripted for nothing: any call fails the test
-	a := observed(t, model, nil, agent.Budgets{}, nil)
-	res, err := a.Ask(context.Background(), agent.Question{Text: "What is 15% of 340?", OfflineReason: "the daily budget is used up"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if model.Calls("") != 0 || !res.Offline || res.OfflineReason != "the daily budget is used up" || !strings.Contains(res.Answer, "51") {
-		t.Errorf("model calls = %d, result = %+v", model.Calls(""), res)
-	}
-}
-
 func TestLongAnswersAreShortened(t *testing.T) {
 	para := strings.Repeat("Refunds are paid within ten business days of approval. ", 4)
 	long := strings.TrimSpace(strings.Repeat(para+"[1]\n\n", 40))

@@ -229,7 +229,7 @@ type State struct {
 
 	Offline       bool   // at least one step used the offline engine
 	ModelOff      bool   // the model is not asked again in this run: none, over budget, or down
-	OfflineReason string // why: "no model configured" or the model's failure
+	OfflineReason string // why: "no model configured", the model's failure or a spent budget
 	Trace         []Step
 	Usage         Usage
 }

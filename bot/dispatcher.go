@@ -83,7 +83,8 @@ type Config struct {
 	Log      *slog.Logger
 	// Limiter refuses askers and channels over their rate; nil: no limit.
 	Limiter RateLimiter
-	// Budget caps each workspace's model tokens per day; nil: no cap.
+	// Budget caps the model tokens of each workspace, and each person in
+	// it, per day, held call by call; nil: no cap.
 	Budget TokenBudget
 	// Observer hears about refusals and chat errors (metrics); nil: no one.
 	Observer Observer
@@ -496,9 +497,10 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 		MaxIdle:  j.in.MaxIdle,
 		Asked:    j.in.Sent,
 		Hold:     j.hold,
+		// Tokens are counted as each call spends them, whoever
+		// finishes the question.
+		Allowance: d.allowance(j.in),
 	}
-	var budgetNote string
-	q.OfflineReason, budgetNote = d.overBudget(j.in)
 	started := time.Now()
 	// A placeholder that could not be posted does not drop the question:
 	// it is answered without progress edits, and Finish posts the answer
@@ -521,11 +523,6 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 			log.Error("could not finish an abandoned question", "err", err)
 		}
 		return
-	}
-	if budgetNote != "" {
-		if err := j.r.Private(ctx, budgetNote); err != nil {
-			log.Warn("could not tell the asker about the budget", "err", err)
-		}
 	}
 	var ed *editor
 	if placed {
@@ -561,9 +558,6 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	})
 	if ed != nil {
 		ed.close()
-	}
-	if d.cfg.Budget != nil {
-		d.cfg.Budget.Spend(budgetKey(j.in), res.Tokens) // spent, whoever finishes the question
 	}
 	if err != nil && ctx.Err() != nil && j.handBack != nil && j.handBack() {
 		return // another replica answers it

@@ -2,8 +2,13 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
+
+	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/limits"
 )
 
 // RateLimiter refuses askers, and channels, that ask faster than the bot
@@ -16,15 +21,20 @@ type RateLimiter interface {
 	Allow(user, channel string) (ok bool, limit string, retryAfter time.Duration)
 }
 
-// TokenBudget caps the model tokens a workspace may use per day
-// (limits.Budget). A workspace over its budget is answered in offline
+// TokenBudget caps the model tokens a workspace, and each person in it,
+// may use per day (limits.Budget in memory, postgres.Limits shared by
+// replicas). Each model call holds its most tokens before it is made and
+// settles them with what it used after, so a run is stopped before the
+// call that would pass a budget; the rest of it is answered in offline
 // mode, with a note saying when the budget renews.
 type TokenBudget interface {
-	// Exhausted reports whether workspace has used up today's tokens, and
-	// if so how long until they renew.
-	Exhausted(workspace string) (renewsIn time.Duration, exhausted bool)
-	// Spend counts the tokens one answer used.
-	Spend(workspace string, tokens int)
+	// Reserve holds tokens of today's budgets of workspace and of user
+	// (keys unique across workspaces) for one model call. When either
+	// has no room for them it holds nothing and returns a
+	// *limits.SpentError saying which, and when it renews.
+	Reserve(workspace, user string, tokens int) (limits.Hold, error)
+	// Settle replaces what h held by the tokens its call used.
+	Settle(h limits.Hold, used int)
 }
 
 // Observer hears what the dispatcher does, for metrics. Its methods are
@@ -33,8 +43,9 @@ type Observer interface {
 	// Refused: a question was not taken. reason is "busy", "stopping",
 	// "user_rate" or "channel_rate".
 	Refused(platform, reason string)
-	// OverBudget: a question was answered offline because its workspace
-	// had used up its daily model tokens.
+	// OverBudget: a question was answered offline, from its start or
+	// from a call on, because its workspace, or its asker, had used up
+	// their daily model tokens.
 	OverBudget(platform string)
 	// ChatFailed: a call to the chat platform failed after the adapter's
 	// own retries. op is "start", "update", "finish" or "private".
@@ -76,25 +87,48 @@ func Wait(d time.Duration) string {
 	return fmt.Sprintf("%d h %d min", mins/60, mins%60)
 }
 
-// overBudget checks the token budget of in's workspace. When it is used
-// up, it returns the run's offline reason and a line for the asker: the
-// badge says "answered offline", and the asker should also know why and until
-// when.
-func (d *Dispatcher) overBudget(in Incoming) (reason, tell string) {
-	if d.cfg.Budget == nil {
-		return "", ""
-	}
-	renews, over := d.cfg.Budget.Exhausted(budgetKey(in))
-	if !over {
-		return "", ""
-	}
-	d.cfg.Observer.OverBudget(in.Platform)
-	return fmt.Sprintf("this workspace has used today's model budget, which renews in %s", Wait(renews)),
-		fmt.Sprintf("This workspace has used today's model budget, so I'm answering in offline mode until it renews in %s.", Wait(renews))
+// allowance is what one question's run may spend on the model
+// (agent.Allowance): its calls are held from the budgets of its asker and
+// of its workspace. A run refused a call is told why, for the badge
+// ("answered offline: …") and for the asker alone, privately, with when
+// the budget renews.
+type allowance struct {
+	d    *Dispatcher
+	in   Incoming
+	once sync.Once // the observer hears once of a run refused calls
 }
 
-// budgetKey names the workspace whose budget a question spends.
-func budgetKey(in Incoming) string { return in.Platform + ":" + in.Workspace }
+// allowance returns in's allowance, nil when there is no budget.
+func (d *Dispatcher) allowance(in Incoming) agent.Allowance {
+	if d.cfg.Budget == nil {
+		return nil
+	}
+	return &allowance{d: d, in: in}
+}
+
+func (a *allowance) Reserve(tokens int) (func(int), error) {
+	space := a.in.Platform + ":" + a.in.Workspace
+	h, err := a.d.cfg.Budget.Reserve(space, space+":"+a.in.User, tokens)
+	var spent *limits.SpentError
+	switch {
+	case errors.As(err, &spent):
+		a.once.Do(func() { a.d.cfg.Observer.OverBudget(a.in.Platform) })
+		renews := Wait(spent.RenewsIn)
+		if spent.Budget == limits.BudgetUser {
+			return nil, &agent.BudgetError{
+				Reason: "the asker has used their share of today's model budget, which renews in " + renews,
+				Detail: fmt.Sprintf("You have used your share of this workspace's model budget for today, so I'm answering in offline mode until it renews in %s.", renews)}
+		}
+		return nil, &agent.BudgetError{
+			Reason: "this workspace has used today's model budget, which renews in " + renews,
+			Detail: fmt.Sprintf("This workspace has used today's model budget, so I'm answering in offline mode until it renews in %s.", renews)}
+	case err != nil:
+		// Not a refusal: a budget protects the model's cost, not
+		// anyone's answer, so the call goes ahead.
+		a.d.log.Warn("token budget failed; model call let through", "err", err)
+	}
+	return func(used int) { a.d.cfg.Budget.Settle(h, used) }, nil
+}
 
 // nopObserver is the Observer of a Dispatcher configured without one.
 type nopObserver struct{}

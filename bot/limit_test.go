@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/agent/agenttest"
 	"github.com/switchboard/switchboard/limits"
+	"github.com/switchboard/switchboard/llm/offline"
 )
 
 // countingObserver records what the dispatcher reported.
@@ -98,40 +100,55 @@ func TestWait(t *testing.T) {
 	}
 }
 
-func TestOverBudgetAnswersOfflineAndSaysWhenItRenews(t *testing.T) {
-	clock := &fakeClock{t: time.Date(2025, 3, 1, 21, 0, 0, 0, time.UTC)}
-	budget := limits.NewBudget(100, clock.now)
-	var asked []agent.Question
-	var mu sync.Mutex
-	asker := askerFunc(func(_ context.Context, q agent.Question, _ agent.Emitter) (agent.Result, error) {
-		mu.Lock()
-		asked = append(asked, q)
-		mu.Unlock()
-		return agent.Result{Answer: "a", Tokens: 80, Offline: q.OfflineReason != "", OfflineReason: q.OfflineReason}, nil
-	})
-	obs := &countingObserver{}
-	d := start(t, Config{Agent: asker, Budget: budget, Observer: obs})
-	in := func(thread string) Incoming {
-		m := msg(thread, "q")
-		m.Workspace = "T1"
-		return m
+// budgetAgent is a real agent on a model whose every call costs 150
+// tokens, asked questions it routes to the direct route: two calls, 300
+// tokens, a question, unless a budget stops it.
+func budgetAgent(t *testing.T) (*agent.Agent, *agenttest.Brain) {
+	model := &agenttest.Brain{T: t, Usage: agent.Usage{Calls: 1, PromptTokens: 120, CompletionTokens: 30},
+		RouteFunc: func(context.Context, string) (agent.RouteDecision, error) {
+			return agent.RouteDecision{Route: agent.RouteDirect, Reason: "arithmetic"}, nil
+		},
+		DirectFunc: func(context.Context, string, []agent.Turn) (string, bool, error) { return "It is 51.", true, nil },
 	}
-	for i, thread := range []string{"a", "b"} { // 80 tokens, then 160: over
-		r := newRecorder()
-		if err := d.Submit(context.Background(), in(thread), r); err != nil {
-			t.Fatal(err)
-		}
-		if v := r.wait(t); v.Result.Offline || len(r.private) != 0 {
-			t.Errorf("question %d within the budget: offline = %v, told %q", i+1, v.Result.Offline, r.private)
-		}
-	}
-	r := newRecorder()
-	if err := d.Submit(context.Background(), in("c"), r); err != nil {
+	a, err := agent.New(agent.Config{Model: model, Offline: offline.New(nil)})
+	if err != nil {
 		t.Fatal(err)
 	}
-	v := r.wait(t)
-	if !v.Result.Offline || !strings.Contains(v.Result.OfflineReason, "renews in 3 h") {
+	return a, model
+}
+
+// ask submits a question by user in workspace to d and waits for its
+// final view.
+func askIn(t *testing.T, d *Dispatcher, workspace, user, thread string) (View, *recorder) {
+	t.Helper()
+	in := msg(thread, "What is 15% of 340?")
+	in.Workspace, in.User = workspace, user
+	r := newRecorder()
+	if err := d.Submit(context.Background(), in, r); err != nil {
+		t.Fatal(err)
+	}
+	return r.wait(t), r
+}
+
+func TestOverBudgetAnswersOfflineAndSaysWhenItRenews(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2025, 3, 1, 21, 0, 0, 0, time.UTC)}
+	ag, model := budgetAgent(t)
+	obs := &countingObserver{}
+	d := start(t, Config{Agent: ag, Budget: limits.NewBudget(450, 0, clock.now), Observer: obs})
+
+	if v, r := askIn(t, d, "T1", "U1", "a"); v.Result.Offline || len(r.private) != 0 {
+		t.Errorf("within the budget: offline = %v, told %q", v.Result.Offline, r.private)
+	}
+	// 300 of 450 used: the route fits, the direct answer would pass the
+	// budget, so it is the offline engine's.
+	v, r := askIn(t, d, "T1", "U2", "b")
+	if !v.Result.Offline || !strings.Contains(v.Result.OfflineReason, "this workspace has used today's model budget, which renews in 3 h") ||
+		!strings.Contains(v.Result.Answer, "51") {
 		t.Errorf("over budget: %+v", v.Result)
+	}
+	if model.Calls("Route") != 2 || model.Calls("Direct") != 1 {
+		t.Errorf("the model was asked to route %d and to answer %d times; want the second answer stopped before it",
+			model.Calls("Route"), model.Calls("Direct"))
 	}
 	if len(r.private) != 1 || !strings.Contains(r.private[0], "offline mode until it renews in 3 h") {
 		t.Errorf("asker was told %q", r.private)
@@ -140,12 +157,29 @@ func TestOverBudgetAnswersOfflineAndSaysWhenItRenews(t *testing.T) {
 		t.Errorf("observer heard %q", got)
 	}
 	// Another workspace has its own budget.
-	other := in("d")
-	other.Workspace = "T2"
-	r = newRecorder()
-	d.Submit(context.Background(), other, r)
-	if v := r.wait(t); v.Result.Offline {
+	if v, _ := askIn(t, d, "T2", "U1", "c"); v.Result.Offline {
 		t.Error("another workspace was answered offline")
+	}
+}
+
+func TestOverTheirShareOnePersonIsAnsweredOffline(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2025, 3, 1, 22, 0, 0, 0, time.UTC)}
+	ag, model := budgetAgent(t)
+	d := start(t, Config{Agent: ag, Budget: limits.NewBudget(10000, 300, clock.now)})
+
+	askIn(t, d, "T1", "U1", "a")
+	v, r := askIn(t, d, "T1", "U1", "b")
+	if !v.Result.Offline || !strings.Contains(v.Result.OfflineReason, "the asker has used their share of today's model budget, which renews in 2 h") {
+		t.Errorf("over their share: %+v", v.Result)
+	}
+	if len(r.private) != 1 || !strings.Contains(r.private[0], "You have used your share of this workspace's model budget for today") {
+		t.Errorf("asker was told %q", r.private)
+	}
+	if v, _ := askIn(t, d, "T1", "U2", "c"); v.Result.Offline {
+		t.Errorf("another person was answered offline: %s", v.Result.OfflineReason)
+	}
+	if model.Calls("") != 4 {
+		t.Errorf("the model was asked %d times; want two questions' two calls", model.Calls(""))
 	}
 }
 

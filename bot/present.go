@@ -70,7 +70,11 @@ func Progress(e agent.Event) (string, bool) {
 		}
 		return fmt.Sprintf("Rewriting the answer to keep to the sources (%d of %d)…", e.Attempt, e.Max), true
 	case agent.EventDegraded:
-		return "The language model isn't answering — carrying on offline…", true
+		why := strings.TrimSuffix(text.OneLine(e.Reason), ".")
+		if why == "" {
+			why = "the language model isn't answering"
+		}
+		return capitalize(why) + " — carrying on offline…", true
 	case agent.EventNotice:
 		if strings.TrimSpace(e.Reason) == "" {
 			return "", false // a detail for the asker alone

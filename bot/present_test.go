@@ -31,6 +31,9 @@ func TestProgressLines(t *testing.T) {
 			"The answer was cut off — writing it again (1 of 2)…"},
 		{agent.Event{Kind: agent.EventDegraded, Reason: "the language model isn't answering", Detail: "dial tcp: connection refused"},
 			"The language model isn't answering — carrying on offline…"},
+		{agent.Event{Kind: agent.EventDegraded, Reason: "this workspace has used today's model budget, which renews in 3 h",
+			Detail: "This workspace has used today's model budget, so I'm answering in offline mode until it renews in 3 h."},
+			"This workspace has used today's model budget, which renews in 3 h — carrying on offline…"},
 		{agent.Event{Kind: agent.EventNotice, Reason: "web search isn't set up here", Detail: "set TAVILY_API_KEY"}, "Web search isn't set up here."},
 	}
 	for _, c := range cases {

@@ -1,7 +1,9 @@
 package limits
 
 import (
+	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
@@ -83,29 +85,102 @@ func TestSweepForgetsFullBuckets(t *testing.T) {
 
 func TestBudget(t *testing.T) {
 	c := newClock("2025-03-01T18:30:00Z")
-	b := NewBudget(1000, c.now)
-	if _, over := b.Exhausted("slack:T1"); over {
-		t.Fatal("exhausted before any use")
+	b := NewBudget(1000, 0, c.now)
+	h, err := b.Reserve("slack:T1", "slack:T1:U1", 600)
+	if err != nil {
+		t.Fatalf("the first call was refused: %v", err)
 	}
-	b.Spend("slack:T1", 600)
-	b.Spend("slack:T1", 400)
-	renews, over := b.Exhausted("slack:T1")
-	if !over || renews != 5*time.Hour+30*time.Minute {
-		t.Fatalf("over=%v renews in %v, want exhausted until midnight UTC (5h30m)", over, renews)
+	b.Settle(h, 400) // it used less than it held
+	if used, _ := b.Used("slack:T1", ""); used != 400 {
+		t.Fatalf("used %d after a call that used 400", used)
 	}
-	if _, over := b.Exhausted("slack:T2"); over {
-		t.Error("another workspace is exhausted too")
+	if _, err := b.Reserve("slack:T1", "slack:T1:U2", 601); err == nil {
+		t.Fatal("a call that would pass the budget was let through")
 	}
-	c.add(renews)
-	if _, over := b.Exhausted("slack:T1"); over || b.Used("slack:T1") != 0 {
-		t.Errorf("not renewed at midnight: used %d", b.Used("slack:T1"))
+	h, err = b.Reserve("slack:T1", "slack:T1:U2", 600)
+	if err != nil {
+		t.Fatalf("a call that fits exactly was refused: %v", err)
+	}
+	_, err = b.Reserve("slack:T1", "slack:T1:U3", 1)
+	var spent *SpentError
+	if !errors.As(err, &spent) || spent.Budget != BudgetWorkspace || spent.RenewsIn != 5*time.Hour+30*time.Minute {
+		t.Fatalf("with the budget held: %v; want the workspace's spent until midnight UTC (5h30m)", err)
+	}
+	if _, err := b.Reserve("slack:T2", "slack:T2:U1", 1000); err != nil {
+		t.Errorf("another workspace was refused: %v", err)
+	}
+	c.add(spent.RenewsIn)
+	b.Settle(h, 600) // yesterday's call counts against yesterday only
+	if used, _ := b.Used("slack:T1", ""); used != 0 {
+		t.Errorf("not renewed at midnight: used %d", used)
+	}
+}
+
+func TestBudgetShare(t *testing.T) {
+	c := newClock("2025-03-01T23:00:00Z")
+	b := NewBudget(1000, 300, c.now)
+	h, err := b.Reserve("w", "w:U1", 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Reserve("w", "w:U1", 1)
+	var spent *SpentError
+	if !errors.As(err, &spent) || spent.Budget != BudgetUser || spent.RenewsIn != time.Hour {
+		t.Fatalf("U1 past their share: %v; want their share spent for an hour", err)
+	}
+	if _, err := b.Reserve("w", "w:U2", 300); err != nil {
+		t.Fatalf("another person was refused: %v", err)
+	}
+	b.Settle(h, 100)
+	if _, err := b.Reserve("w", "w:U1", 200); err != nil {
+		t.Errorf("U1 was refused what their settled call left: %v", err)
+	}
+	if ws, u1 := b.Used("w", "w:U1"); ws != 600 || u1 != 300 {
+		t.Errorf("used %d in the workspace and %d by U1, want 600 and 300", ws, u1)
+	}
+}
+
+// Calls made at once never hold more than the budget together, whatever
+// their order: each is held before it is made.
+func TestBudgetHoldsOfCallsAtOnce(t *testing.T) {
+	b := NewBudget(1000, 0, nil)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	held := 0
+	for i := range 50 {
+		wg.Go(func() {
+			if h, err := b.Reserve("w", fmt.Sprint("w:U", i), 70); err == nil {
+				mu.Lock()
+				held += h.Tokens
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if used, _ := b.Used("w", ""); held > 1000 || used != held || held < 1000-70 {
+		t.Errorf("held %d (counted %d) of a 1000 budget in calls of 70: want all that fit, and no more", held, used)
+	}
+}
+
+// A call that used more than it held (a server that ignores max_tokens)
+// passes the budget by that much, and no call is held after it.
+func TestBudgetPassedOnlyByWhatACallUsedBeyondItsHold(t *testing.T) {
+	b := NewBudget(1000, 0, nil)
+	h, _ := b.Reserve("w", "w:U1", 900)
+	b.Settle(h, 1200)
+	if used, _ := b.Used("w", ""); used != 1200 {
+		t.Errorf("counted %d, want the 1200 the call used", used)
+	}
+	if _, err := b.Reserve("w", "w:U2", 1); err == nil {
+		t.Error("a call was held with the budget passed")
 	}
 }
 
 func TestBudgetOff(t *testing.T) {
-	b := NewBudget(0, nil)
-	b.Spend("w", 1<<30)
-	if _, over := b.Exhausted("w"); over {
-		t.Error("a zero budget caps")
+	b := NewBudget(0, 0, nil)
+	for range 3 {
+		if _, err := b.Reserve("w", "w:u", 1<<30); err != nil {
+			t.Fatalf("a budget off refused a call: %v", err)
+		}
 	}
 }

@@ -92,9 +92,15 @@ type Client struct {
 	cfg Config
 	rt  *retryTransport
 
-	// record reports usage; it is agent.RecordUsage except in tests, since
-	// the agent keeps its run meter to itself.
-	record func(context.Context, agent.Usage)
+	// begin holds a request's most tokens from the run's budget before it
+	// is sent, and returns what reports its usage once it is over; it is
+	// agent.StartCall except in tests, since the agent keeps its run meter
+	// to itself.
+	begin func(ctx context.Context, tokens int) (done func(agent.Usage), err error)
+	// density is the most prompt tokens per kibibyte of prompt the server
+	// has reported (at least defaultDensity): what a request's prompt is
+	// estimated at before it is sent (see reserve).
+	density atomic.Int64
 
 	// format is the structured-output mode this server and model take
 	// (formatUnknown until the first JSON call finds it), so that later
@@ -149,7 +155,9 @@ func New(cfg Config) (*Client, error) {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = base
 	oc.HTTPClient = hc
-	return &Client{api: openai.NewClientWithConfig(oc), cfg: cfg, rt: rt, record: agent.RecordUsage}, nil
+	c := &Client{api: openai.NewClientWithConfig(oc), cfg: cfg, rt: rt, begin: agent.StartCall}
+	c.density.Store(defaultDensity)
+	return c, nil
 }
 
 // idleConnsPerHost is how many idle connections to the server the client
@@ -398,20 +406,21 @@ func (c *Client) complete(ctx context.Context, msgs []Message, format *openai.Ch
 		return "", err
 	}
 	req.ResponseFormat = format
-	ctx = withCall(ctx, cl)
-	resp, err := c.api.CreateChatCompletion(ctx, req)
+	done, err := c.begin(ctx, c.reserve(msgs, cl))
 	if err != nil {
+		return "", err // the run's budget: not sent
+	}
+	resp, err := c.api.CreateChatCompletion(withCall(ctx, cl), req)
+	if err != nil {
+		done(agent.Usage{})
 		return "", serverError(circuitError(err))
 	}
-	c.record(ctx, agent.Usage{
-		Calls:            1,
-		PromptTokens:     resp.Usage.PromptTokens,
-		CompletionTokens: resp.Usage.CompletionTokens,
-	})
 	if len(resp.Choices) == 0 {
+		done(c.usage(msgs, &resp.Usage, ""))
 		return "", fmt.Errorf("%w: no choices in reply", ErrBadOutput)
 	}
 	msg := resp.Choices[0].Message
+	done(c.usage(msgs, &resp.Usage, msg.Content))
 	if msg.Content == "" && msg.Refusal != "" {
 		return "", fmt.Errorf("%w: model refused: %s", ErrBadOutput, msg.Refusal)
 	}
@@ -453,15 +462,24 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
 func (c *Client) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
+	msgs := make([]Message, len(texts))
+	for i, t := range texts {
+		msgs[i].Content = t
+	}
+	done, err := c.begin(ctx, c.reserve(msgs, call{}))
+	if err != nil {
+		return nil, err // the run's budget: not sent
+	}
 	resp, err := c.api.CreateEmbeddings(ctx, openai.EmbeddingRequest{
 		Input:      texts,
 		Model:      openai.EmbeddingModel(c.cfg.EmbeddingModel),
 		Dimensions: c.cfg.EmbeddingDimensions,
 	})
 	if err != nil {
+		done(agent.Usage{})
 		return nil, circuitError(err)
 	}
-	c.record(ctx, agent.Usage{Calls: 1, PromptTokens: resp.Usage.PromptTokens})
+	done(agent.Usage{Calls: 1, PromptTokens: resp.Usage.PromptTokens})
 	if len(resp.Data) != len(texts) {
 		return nil, fmt.Errorf("%w: %d vectors for %d texts", ErrBadOutput, len(resp.Data), len(texts))
 	}

@@ -91,10 +91,12 @@ func newTestClient(t *testing.T, cfg Config, handle func(n int, w http.ResponseW
 		rec.mu.Unlock()
 		return ctx.Err()
 	}
-	c.record = func(_ context.Context, u agent.Usage) {
-		rec.mu.Lock()
-		rec.usage.Add(u)
-		rec.mu.Unlock()
+	c.begin = func(context.Context, int) (func(agent.Usage), error) {
+		return func(u agent.Usage) {
+			rec.mu.Lock()
+			rec.usage.Add(u)
+			rec.mu.Unlock()
+		}, nil
 	}
 	return c, f, rec
 }

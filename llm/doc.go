@@ -6,7 +6,8 @@
 // The Client does the plumbing every call needs: a timeout per attempt,
 // retries with backoff that honour Retry-After, structured JSON output with a
 // fallback for servers that ignore or reject response_format, batched
-// embeddings, and usage reporting through agent.RecordUsage.
+// embeddings, and each request's most tokens held from the run's budget
+// before it is sent, settled with its usage after (agent.StartCall).
 //
 // The Brain's prompts are text/template files in prompts/, embedded in the
 // binary. Each system prompt begins with a line "TASK: <name>" (route,

@@ -64,8 +64,8 @@ func refusesStream(err error) bool {
 
 // stream makes one streamed chat completion and records its usage: the
 // server's, when it sends it (stream_options.include_usage), or else an
-// estimate of four characters a token, so that the daily token budget
-// still counts the call.
+// estimate, so that the daily token budget still counts the call; a
+// stream cut short counts what came.
 //
 // The reply is whole when the server ended it: with a finish reason
 // ("stop", or any other but "length" and "content_filter"), or with
@@ -84,13 +84,14 @@ func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText fun
 		return "", err
 	}
 	req.Stream, req.StreamOptions = true, &openai.StreamOptions{IncludeUsage: true}
-	prompt := 0
-	for _, m := range msgs {
-		prompt += len(m.Content)
-	}
-	var done atomic.Bool
-	s, err := c.api.CreateChatCompletionStream(withDoneMark(withCall(ctx, cl), &done), req)
+	settle, err := c.begin(ctx, c.reserve(msgs, cl))
 	if err != nil {
+		return "", err // the run's budget: not sent
+	}
+	var sawDone atomic.Bool
+	s, err := c.api.CreateChatCompletionStream(withDoneMark(withCall(ctx, cl), &sawDone), req)
+	if err != nil {
+		settle(agent.Usage{})
 		return "", serverError(circuitError(err))
 	}
 	defer s.Close()
@@ -101,6 +102,7 @@ func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText fun
 		finish openai.FinishReason
 		ended  bool
 	)
+	defer func() { settle(c.usage(msgs, usage, b.String())) }()
 	// A chunk carries at least one token, or it is one of the few that
 	// carry none (the role, the finish reason, the usage): the loop is
 	// bounded by the reply's own bound, and a reply still going past it
@@ -136,13 +138,6 @@ func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText fun
 			onText(text)
 		}
 	}
-	u := agent.Usage{Calls: 1}
-	if usage != nil {
-		u.PromptTokens, u.CompletionTokens = usage.PromptTokens, usage.CompletionTokens
-	} else {
-		u.PromptTokens, u.CompletionTokens = prompt/4, b.Len()/4
-	}
-	c.record(ctx, u)
 	content := stripThinking(b.String())
 	switch {
 	case !ended:
@@ -151,7 +146,7 @@ func (c *Client) stream(ctx context.Context, msgs []Message, cl call, onText fun
 		return keepCut(content, finished(finish))
 	case b.Len() == 0:
 		return "", errStreamRefused
-	case done.Load():
+	case sawDone.Load():
 		return content, nil
 	}
 	return content, &agent.CutOffError{}

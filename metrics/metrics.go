@@ -82,7 +82,7 @@ func New() *Metrics {
 	m.retrieverSeconds = histogram("retriever_duration_seconds", "Retrieval latency, by route and backend.", prometheus.DefBuckets, "route", "backend")
 	m.retrieverErrors = counter("retriever_errors_total", "Retrievals that failed, by route and backend.", "route", "backend")
 	m.refused = counter("questions_refused_total", "Questions not taken, by platform and reason (busy, stopping, user_rate, channel_rate).", "platform", "reason")
-	m.overBudget = counter("over_budget_answers_total", "Answers given offline because the workspace used up its daily model tokens.", "platform")
+	m.overBudget = counter("over_budget_answers_total", "Answers given offline, from a model call on, because the workspace or the asker used up their daily model tokens.", "platform")
 	m.chatErrors = counter("chat_errors_total", "Failed chat platform operations (start, update, finish, private), by platform.", "platform", "op")
 	m.chatCalls = counter("chat_api_requests_total", "Chat platform API requests, by platform and status (2xx, 3xx, 4xx, 429, 5xx, error).", "platform", "status")
 	m.rateLimited = counter("chat_rate_limited_total", "Chat platform requests answered 429, each followed by a wait, by platform.", "platform")

@@ -51,10 +51,12 @@ type Brain struct {
 	// Err, when not nil, is returned by every call, before any function
 	// field is consulted: a model that is down. Calls still counts them.
 	Err error
-	// Usage, when not zero, is reported with agent.RecordUsage after every
-	// call that succeeds, as a model-backed Brain reports each request, so
-	// that a run's LLMCalls, Tokens and step reports count the fake's
-	// calls. The zero value reports nothing, as the offline Brain does.
+	// Usage, when not zero, is held from the run's Allowance before every
+	// call (agent.StartCall) and reported after every call that succeeds,
+	// as a model-backed Brain does each request, so that a run's LLMCalls,
+	// Tokens and step reports count the fake's calls, and a budget
+	// refuses them. The zero value reports nothing, as the offline Brain
+	// does.
 	Usage agent.Usage
 
 	CondenseFunc func(ctx context.Context, history []agent.Turn, question string) (string, error)
@@ -84,95 +86,114 @@ func (b *Brain) Calls(method string) int {
 	return n
 }
 
-// call counts a call to method and decides whether it may go ahead: it
-// returns the error the call must return instead (Err, or an unscripted
-// call), or nil.
-func (b *Brain) call(method string, scripted bool) error {
+// call starts a call to method: it holds the call's Usage from the run's
+// Allowance (agent.StartCall), and a call refused is not made; else it
+// counts the call and decides whether it may go ahead. It returns the
+// error the call must return instead (a budget's refusal, Err, or an
+// unscripted call), or the function that reports the usage of the call
+// once it returned its error.
+func (b *Brain) call(ctx context.Context, method string, scripted bool) (done func(error), err error) {
+	finish := func(agent.Usage) {}
+	if b.Usage != (agent.Usage{}) {
+		if finish, err = agent.StartCall(ctx, b.Usage.PromptTokens+b.Usage.CompletionTokens); err != nil {
+			return nil, err
+		}
+	}
 	b.mu.Lock()
 	if b.calls == nil {
 		b.calls = map[string]int{}
 	}
 	b.calls[method]++
 	b.mu.Unlock()
+	done = func(err error) {
+		if err != nil {
+			finish(agent.Usage{})
+			return
+		}
+		finish(b.Usage)
+	}
 	if b.Err != nil {
-		return b.Err
+		done(b.Err)
+		return nil, b.Err
 	}
 	if !scripted {
 		if b.T != nil {
 			b.T.Errorf("agenttest: unexpected call to Brain.%s: its %sFunc is nil", method, method)
 		}
-		return fmt.Errorf("%w: %s", ErrUnscripted, method)
+		err := fmt.Errorf("%w: %s", ErrUnscripted, method)
+		done(err)
+		return nil, err
 	}
-	return nil
-}
-
-// done reports the usage of a call that returned err.
-func (b *Brain) done(ctx context.Context, err error) {
-	if err == nil && b.Usage != (agent.Usage{}) {
-		agent.RecordUsage(ctx, b.Usage)
-	}
+	return done, nil
 }
 
 // Condense calls CondenseFunc.
 func (b *Brain) Condense(ctx context.Context, history []agent.Turn, question string) (q string, err error) {
-	if err := b.call("Condense", b.CondenseFunc != nil); err != nil {
+	done, err := b.call(ctx, "Condense", b.CondenseFunc != nil)
+	if err != nil {
 		return "", err
 	}
-	defer func() { b.done(ctx, err) }()
+	defer func() { done(err) }()
 	return b.CondenseFunc(ctx, history, question)
 }
 
 // Route calls RouteFunc.
 func (b *Brain) Route(ctx context.Context, question string) (d agent.RouteDecision, err error) {
-	if err := b.call("Route", b.RouteFunc != nil); err != nil {
+	done, err := b.call(ctx, "Route", b.RouteFunc != nil)
+	if err != nil {
 		return agent.RouteDecision{}, err
 	}
-	defer func() { b.done(ctx, err) }()
+	defer func() { done(err) }()
 	return b.RouteFunc(ctx, question)
 }
 
 // Grade calls GradeFunc.
 func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) (g agent.Grade, err error) {
-	if err := b.call("Grade", b.GradeFunc != nil); err != nil {
+	done, err := b.call(ctx, "Grade", b.GradeFunc != nil)
+	if err != nil {
 		return agent.Grade{}, err
 	}
-	defer func() { b.done(ctx, err) }()
+	defer func() { done(err) }()
 	return b.GradeFunc(ctx, question, doc)
 }
 
 // Rewrite calls RewriteFunc.
 func (b *Brain) Rewrite(ctx context.Context, req agent.RewriteRequest) (rw agent.Rewrite, err error) {
-	if err := b.call("Rewrite", b.RewriteFunc != nil); err != nil {
+	done, err := b.call(ctx, "Rewrite", b.RewriteFunc != nil)
+	if err != nil {
 		return agent.Rewrite{}, err
 	}
-	defer func() { b.done(ctx, err) }()
+	defer func() { done(err) }()
 	return b.RewriteFunc(ctx, req)
 }
 
 // Generate calls GenerateFunc.
 func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (answer string, err error) {
-	if err := b.call("Generate", b.GenerateFunc != nil); err != nil {
+	done, err := b.call(ctx, "Generate", b.GenerateFunc != nil)
+	if err != nil {
 		return "", err
 	}
-	defer func() { b.done(ctx, err) }()
+	defer func() { done(err) }()
 	return b.GenerateFunc(ctx, req)
 }
 
 // Check calls CheckFunc.
 func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent.Document) (v agent.Verdict, err error) {
-	if err := b.call("Check", b.CheckFunc != nil); err != nil {
+	done, err := b.call(ctx, "Check", b.CheckFunc != nil)
+	if err != nil {
 		return agent.Verdict{}, err
 	}
-	defer func() { b.done(ctx, err) }()
+	defer func() { done(err) }()
 	return b.CheckFunc(ctx, question, answer, docs)
 }
 
 // Direct calls DirectFunc.
 func (b *Brain) Direct(ctx context.Context, question string, history []agent.Turn) (answer string, ok bool, err error) {
-	if err := b.call("Direct", b.DirectFunc != nil); err != nil {
+	done, err := b.call(ctx, "Direct", b.DirectFunc != nil)
+	if err != nil {
 		return "", false, err
 	}
-	defer func() { b.done(ctx, err) }()
+	defer func() { done(err) }()
 	return b.DirectFunc(ctx, question, history)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -77,12 +78,13 @@ type Config struct {
 	QuestionLease      time.Duration `env:"QUESTION_LEASE" default:"30s" help:"With DATABASE_URL, how long a replica's claim on a question it answers lasts without renewal (renewed every third of it): how soon another replica takes over the questions of one that died"`
 	RetentionInterval  time.Duration `env:"RETENTION_INTERVAL" default:"1h" help:"How often bot serve prunes what it keeps for a while (threads, deliveries, answered questions), starting when it starts"`
 
-	MaxQuestionChars int  `env:"MAX_QUESTION_CHARS" default:"4000" help:"Longer questions are refused with a clear message"`
-	MaxAnswerChars   int  `env:"MAX_ANSWER_CHARS" default:"6000" help:"Longer answers are cut at a paragraph and end with \"… (answer shortened)\"; 0: no limit"`
-	Speculate        bool `env:"SPECULATIVE_GRADING" default:"false" help:"Grade the documents found for a question while the router decides: one model round trip less for document questions, grading calls spent for nothing on the others (counted as discarded)"`
-	UserRate         int  `env:"RATE_LIMIT_USER_PER_MIN" default:"10" help:"Questions one person may ask per minute (a burst of this many, then one every 60/N s); over it they are told when to retry; 0: no limit"`
-	ChannelRate      int  `env:"RATE_LIMIT_CHANNEL_PER_MIN" default:"60" help:"Questions one channel may ask per minute, all people together; 0: no limit"`
-	DailyTokens      int  `env:"DAILY_TOKEN_BUDGET" default:"0" help:"Model tokens one workspace or guild may use per UTC day; over it, answers use the offline engine and say when the budget renews; 0: no limit"`
+	MaxQuestionChars int    `env:"MAX_QUESTION_CHARS" default:"4000" help:"Longer questions are refused with a clear message"`
+	MaxAnswerChars   int    `env:"MAX_ANSWER_CHARS" default:"6000" help:"Longer answers are cut at a paragraph and end with \"… (answer shortened)\"; 0: no limit"`
+	Speculate        bool   `env:"SPECULATIVE_GRADING" default:"false" help:"Grade the documents found for a question while the router decides: one model round trip less for document questions, grading calls spent for nothing on the others (counted as discarded)"`
+	UserRate         int    `env:"RATE_LIMIT_USER_PER_MIN" default:"10" help:"Questions one person may ask per minute (a burst of this many, then one every 60/N s); over it they are told when to retry; 0: no limit"`
+	ChannelRate      int    `env:"RATE_LIMIT_CHANNEL_PER_MIN" default:"60" help:"Questions one channel may ask per minute, all people together; 0: no limit"`
+	DailyTokens      int    `env:"DAILY_TOKEN_BUDGET" default:"0" help:"Model tokens one workspace or guild may use per UTC day, counted call by call: a call that would pass it is not made, and the rest of that answer uses the offline engine and says when the budget renews; 0: no limit"`
+	UserTokens       string `env:"TOKEN_BUDGET_PER_USER" default:"25%" help:"Model tokens one person may use per UTC day, within the workspace's: a number, or a percentage of DAILY_TOKEN_BUDGET; past it, that person's answers use the offline engine and say when it renews; 0: no limit of their own"`
 
 	LogLevel     string `env:"LOG_LEVEL" default:"info" help:"debug, info, warn or error"`
 	LogFormat    string `env:"LOG_FORMAT" default:"auto" help:"json, text, or auto: text when stderr is a terminal, else JSON"`
@@ -193,6 +195,9 @@ func (c *Config) validate() error {
 			return &configError{name, "must not be negative (0 turns it off)"}
 		}
 	}
+	if _, err := share(c.UserTokens, c.DailyTokens); err != nil {
+		return &configError{"TOKEN_BUDGET_PER_USER", err.Error()}
+	}
 	if c.RetentionInterval <= 0 {
 		return &configError{"RETENTION_INTERVAL", "must be positive"}
 	}
@@ -291,3 +296,29 @@ func (c Config) ModelConfigured() bool { return c.OpenAIKey != "" || c.OpenAIBas
 
 // DBPath is the embedded store's file.
 func (c Config) DBPath() string { return filepath.Join(c.DataDir, "switchboard.db") }
+
+// TokensPerUser is the model tokens one person may use per UTC day
+// (TOKEN_BUDGET_PER_USER), 0 for no limit of their own.
+func (c Config) TokensPerUser() int {
+	n, _ := share(c.UserTokens, c.DailyTokens) // checked by validate
+	return n
+}
+
+// share reads a person's share of a daily budget of perDay tokens: a
+// number of tokens, or a percentage of perDay ("25%"; 0 when perDay is,
+// as the workspace then has no limit to share).
+func share(raw string, perDay int) (int, error) {
+	raw = strings.TrimSpace(raw)
+	if pct, ok := strings.CutSuffix(raw, "%"); ok {
+		p, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
+		if err != nil || math.IsNaN(p) || p < 0 || p > 100 {
+			return 0, fmt.Errorf("%q is not a percentage from 0%% to 100%%", raw)
+		}
+		return int(math.Ceil(p / 100 * float64(perDay))), nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a number of tokens or a percentage of DAILY_TOKEN_BUDGET such as 25%%", raw)
+	}
+	return n, nil
+}

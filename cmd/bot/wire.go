@@ -203,7 +203,7 @@ func (app *App) openDocuments(ctx context.Context, w *wiring) error {
 	app.Dedupe = events // shared by the replicas
 	qs := postgres.NewQuestions(db)
 	app.Questions = qs
-	app.Limits = postgres.NewLimits(db, cfg.UserRate, cfg.ChannelRate, cfg.DailyTokens)
+	app.Limits = postgres.NewLimits(db, cfg.UserRate, cfg.ChannelRate, cfg.DailyTokens, cfg.TokensPerUser())
 	app.Retention = []retention.Job{{Name: "threads", Keep: cfg.ThreadRetention, From: threads},
 		{Name: "chat deliveries", Keep: cfg.EventRetention, From: events},
 		{Name: "answered questions", Keep: cfg.EventRetention, From: qs},

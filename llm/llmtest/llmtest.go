@@ -45,6 +45,10 @@
 //	srv.On("generate", "Customers can get a full", "Customers can get a full refund within 30 days [1].")
 //	srv.End("generate", llmtest.Length, llmtest.Stop) // the first reply is cut off
 //
+// Every reply reports its usage, a token a word (in a last chunk when a
+// stream asks for it with stream_options.include_usage), and Tokens sums
+// what the server spent, for budget tests.
+//
 // For outage tests, Fail makes every request fail with a status and
 // FailNext fails only the next few; Delay slows every reply down. Config
 // disables the client's retries, so one failure is one request.
@@ -91,8 +95,15 @@ type Server struct {
 	failNextSt int
 	delay      time.Duration
 	requests   []openai.ChatCompletionRequest
+	used       []spent // the usage of every chat reply given
 	embeds     int
 	pings      int // GET /v1/models requests
+}
+
+// spent is the usage of one chat reply, with the prompt it answered.
+type spent struct {
+	prompt string
+	tokens int
 }
 
 // rule is one script: the replies for requests of a task (any task when
@@ -301,6 +312,34 @@ func (s *Server) Requests(task string) []openai.ChatCompletionRequest {
 	return out
 }
 
+// Tokens sums the tokens of the chat replies given (prompt and
+// completion, as their usage reports them, streamed or not, whether or not
+// the request asked for the usage) to the requests whose prompt contains
+// contains ("" for all): what the server spent, as an API bills it.
+func (s *Server) Tokens(contains string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, u := range s.used {
+		if strings.Contains(u.prompt, contains) {
+			n += u.tokens
+		}
+	}
+	return n
+}
+
+// usage is the usage of content given in reply to req, which it records
+// for Tokens.
+func (s *Server) usage(req openai.ChatCompletionRequest, content string) openai.Usage {
+	prompt := Prompt(req)
+	u := openai.Usage{PromptTokens: words(prompt), CompletionTokens: words(content)}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	s.mu.Lock()
+	s.used = append(s.used, spent{prompt: prompt, tokens: u.TotalTokens})
+	s.mu.Unlock()
+	return u
+}
+
 // EmbedCalls counts the embeddings requests received.
 func (s *Server) EmbedCalls() int {
 	s.mu.Lock()
@@ -436,8 +475,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	end := s.ending(Task(req))
+	usage := s.usage(req, content)
 	if req.Stream {
-		s.stream(w, r, req, content, end, 3*delay)
+		s.stream(w, r, req, content, end, usage, 3*delay)
 		return
 	}
 	writeJSON(w, openai.ChatCompletionResponse{
@@ -449,11 +489,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			Message:      openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content},
 			FinishReason: finishReason(end),
 		}},
-		Usage: openai.Usage{
-			PromptTokens:     words(Prompt(req)),
-			CompletionTokens: words(content),
-			TotalTokens:      words(Prompt(req)) + words(content),
-		},
+		Usage: usage,
 	})
 }
 
@@ -463,7 +499,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 // a quarter of it and the last at its end), then as end says: a chunk
 // with the finish reason, a chunk with the usage when
 // stream_options.include_usage asks for it, and [DONE].
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatCompletionRequest, content string, end Ending, rest time.Duration) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatCompletionRequest, content string, end Ending, usage openai.Usage, rest time.Duration) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flusher, _ := w.(http.Flusher)
 	send := func(chunk openai.ChatCompletionStreamResponse) {
@@ -492,11 +528,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatC
 		send(delta(openai.ChatCompletionStreamChoiceDelta{}, finishReason(end)))
 	}
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
-		send(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{}, Usage: &openai.Usage{
-			PromptTokens:     words(Prompt(req)),
-			CompletionTokens: words(content),
-			TotalTokens:      words(Prompt(req)) + words(content),
-		}})
+		send(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{}, Usage: &usage})
 	}
 	if end != StopNoDone {
 		fmt.Fprint(w, "data: [DONE]\n\n")

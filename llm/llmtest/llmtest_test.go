@@ -220,3 +220,28 @@ func TestEndings(t *testing.T) {
 		}
 	}
 }
+
+// Tokens is what the server's usage reports say it spent, streamed or
+// not, for the prompts that contain a string or for all.
+func TestTokensAreWhatTheUsageReports(t *testing.T) {
+	srv := llmtest.New(t).On("direct", "Two words.").On("generate", "Refunds within 30 days [1].")
+	b := srv.Brain()
+	if _, _, err := b.Direct(ctx, "What is 2+2? (asked by U1)", nil); err != nil {
+		t.Fatal(err)
+	}
+	var streamed []string
+	if _, err := b.Generate(ctx, agent.GenerateRequest{Question: "Refunds? (asked by U2)",
+		Docs: []agent.Document{{Title: "Refunds", Content: "Refunds within 30 days."}}, OnText: func(s string) { streamed = append(streamed, s) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(streamed) == 0 {
+		t.Fatal("the answer was not streamed")
+	}
+	u1, u2, all := srv.Tokens("(asked by U1)"), srv.Tokens("(asked by U2)"), srv.Tokens("")
+	if u1 == 0 || u2 == 0 || u1+u2 != all {
+		t.Errorf("tokens: U1 %d, U2 %d, all %d; want each counted, once", u1, u2, all)
+	}
+	if srv.Tokens("no such prompt") != 0 {
+		t.Error("tokens counted for a prompt never sent")
+	}
+}
