@@ -29,6 +29,24 @@ func (o Outcome) Judged() bool {
 	return o.Err == nil && o.AnswerScored
 }
 
+// RightButHedged reports whether o is a right answer to a question that
+// has one, shown as if it might not be (package documentation, Hedges): as
+// a partial answer ("I found related text but nothing that says …") or
+// under a low or none badge.
+func (o Outcome) RightButHedged() bool {
+	return o.Right() && !o.Case.ExpectsNoAnswer() && hedged(o.Result)
+}
+
+// hedged reports whether r tells the asker not to rely on its answer.
+func hedged(r agent.Result) bool {
+	return r.Partial || r.Confidence == agent.ConfidenceLow || r.Confidence == agent.ConfidenceNone
+}
+
+// vouched reports whether r's badge vouches for its answer: high or medium.
+func vouched(r agent.Result) bool {
+	return r.Confidence == agent.ConfidenceHigh || r.Confidence == agent.ConfidenceMedium
+}
+
 // confidentlyWrong decides whether a scored outcome is confidently wrong:
 // a high badge on an answer that failed its answer check, or a high or
 // medium badge on an answer given when the case expects none.

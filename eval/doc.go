@@ -1,7 +1,8 @@
 // Package eval measures answer quality: it runs a set of cases through the
 // agent and scores the route it chose, the words its answer contains and
 // the sources it cites. `bot eval` is its command line; eval/*.jsonl are the
-// sets shipped with Switchboard.
+// sets shipped with Switchboard, and eval/corpora/ holds the frozen sets on
+// documents nobody here wrote (see Corpora).
 //
 // A set is JSON Lines, one case a line (blank lines are allowed). A case
 // has these fields:
@@ -72,4 +73,42 @@
 // so: the badge did not vouch for it. Every confidently wrong case is also
 // a failed case; the report lists them first among the failures, and
 // --max-confidently-wrong N fails the run when there are more than N.
+//
+// # Hedges
+//
+// An answer can be right and still be shown as if it might not be. An
+// outcome is right but hedged (Outcome.RightButHedged) when
+//
+//   - its case has an answer (it does not list NoAnswerPhrase),
+//   - its answer is right (it passed the answer check), and
+//   - the run told the asker not to rely on it: the answer is partial
+//     (agent.Result.Partial: it leads with "I found related text but
+//     nothing that says …" and shows related text), or its badge is low or
+//     none.
+//
+// A partial answer to a case that must end without an answer is not a
+// hedge: it is the right way to say the documents do not answer. The
+// report gives, over the cases judged:
+//
+//   - right but hedged: of the right answers to cases that have an answer,
+//     those hedged (the issue's goal: at most a third);
+//   - high/medium precision: of the judged answers under a high or medium
+//     badge (the badges that vouch for an answer), those right;
+//   - high/medium, no answer: of the cases that must end without an
+//     answer, those answered anyway under a high or medium badge (goal: 0;
+//     each is also confidently wrong).
+//
+// # Corpora
+//
+// eval/corpora/NAME/ is a corpus of documents the engine was not written
+// against (eval/corpora/README.md: sources, licences, the rules of the
+// frozen sets): its documents in docs/, unchanged from their source, with
+// LICENSE and SOURCE.md beside them; its frozen cases in frozen.jsonl,
+// written once and never edited to fit the engine; a development split in
+// dev.jsonl, the only cases to tune on. `bot eval --corpus DIR` (repeatable)
+// evaluates each corpus on its own documents in a store of its own and
+// prints one row per corpus (WriteCorpusTable): cases, route accuracy,
+// right answers, right but hedged, high/medium precision, high/medium on
+// answers where none exists, confidently wrong. --split dev runs dev.jsonl
+// instead; scripts/eval-frozen.sh runs every corpus with a frozen.jsonl.
 package eval

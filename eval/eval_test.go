@@ -91,6 +91,32 @@ func outcome(c Case, res agent.Result, latency time.Duration) Outcome {
 	return score(Outcome{Case: c, Result: res, Latency: latency})
 }
 
+// textReport writes s and outcomes with WriteText. It returns the report,
+// and the report with runs of white space folded for checks that do not
+// depend on how the tables are padded.
+func textReport(t *testing.T, s Summary, outcomes []Outcome) (out, squashed string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteText(&b, s, outcomes); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), strings.Join(strings.Fields(b.String()), " ")
+}
+
+// jsonReport writes s and outcomes with WriteJSON, decodes the report into
+// v and returns it as written.
+func jsonReport(t *testing.T, s Summary, outcomes []Outcome, v any) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteJSON(&b, s, outcomes); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b.Bytes(), v); err != nil {
+		t.Fatalf("invalid JSON: %v\n%s", err, b.String())
+	}
+	return b.String()
+}
+
 func TestScore(t *testing.T) {
 	sources := []agent.Source{{Title: "Refund Policy", Location: "examples/docs/refund-policy.md"}}
 	cases := []struct {
@@ -198,19 +224,11 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("p50 %v p95 %v", s.LatencyP50, s.LatencyP95)
 	}
 
-	var text bytes.Buffer
-	if err := WriteText(&text, s, outcomes); err != nil {
-		t.Fatal(err)
-	}
-	squashed := strings.Join(strings.Fields(text.String()), " ")
+	out, squashed := textReport(t, s, outcomes)
 	for _, w := range []string{"Route accuracy 4/6 (66.7%)", "No-answer hit-rate 1/1", "vector 1 1 0 0 0 1/2 1/2", `route graph, want vector; answer lacks "Frankfurt"`, "error: boom", "Failed (2)"} {
 		if !strings.Contains(squashed, w) {
-			t.Errorf("text lacks %q:\n%s", w, text.String())
+			t.Errorf("text lacks %q:\n%s", w, out)
 		}
-	}
-	var js bytes.Buffer
-	if err := WriteJSON(&js, s, outcomes); err != nil {
-		t.Fatal(err)
 	}
 	var back struct {
 		Route     Rate                      `json:"route_accuracy"`
@@ -218,9 +236,7 @@ func TestSummarize(t *testing.T) {
 		P95       float64                   `json:"latency_p95_ms"`
 		Results   []map[string]any          `json:"results"`
 	}
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
-		t.Fatalf("invalid JSON: %v\n%s", err, js.String())
-	}
+	jsonReport(t, s, outcomes, &back)
 	if back.Route.Hits != 4 || back.Confusion["vector"]["graph"] != 1 || back.Confusion["direct"]["error"] != 1 || back.P95 != 100 || len(back.Results) != 6 {
 		t.Errorf("JSON = %+v", back)
 	}
@@ -487,12 +503,7 @@ func TestCalibration(t *testing.T) {
 	}
 
 	// The text report: the table, and the confidently wrong first among the failures.
-	var text bytes.Buffer
-	if err := WriteText(&text, s, outcomes); err != nil {
-		t.Fatal(err)
-	}
-	out := text.String()
-	squashed := strings.Join(strings.Fields(out), " ")
+	out, squashed := textReport(t, s, outcomes)
 	for _, w := range []string{
 		"Confidently wrong 4 high badge on a wrong answer",
 		"badge answers judged right precision confidently wrong",
@@ -526,10 +537,6 @@ func TestCalibration(t *testing.T) {
 	}
 
 	// The JSON report.
-	var js bytes.Buffer
-	if err := WriteJSON(&js, s, outcomes); err != nil {
-		t.Fatal(err)
-	}
 	var back struct {
 		Summary
 		Results []struct {
@@ -538,9 +545,7 @@ func TestCalibration(t *testing.T) {
 			AnsweredAnyway   bool   `json:"answered_anyway"`
 		} `json:"results"`
 	}
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
-		t.Fatalf("invalid JSON: %v\n%s", err, js.String())
-	}
+	js := jsonReport(t, s, outcomes, &back)
 	if back.ConfidentlyWrong != 4 || len(back.ConfidentlyWrongCases) != 4 || len(back.Calibration) != 6 ||
 		back.Calibration[0].Precision == nil || *back.Calibration[0].Precision != 0.25 || back.Calibration[3].Precision != nil {
 		t.Errorf("JSON summary = %+v", back.Summary)
@@ -548,14 +553,13 @@ func TestCalibration(t *testing.T) {
 	if !back.Results[1].ConfidentlyWrong || back.Results[2].ConfidentlyWrong || !back.Results[3].AnsweredAnyway || back.Results[6].AnsweredAnyway {
 		t.Errorf("JSON results = %+v", back.Results)
 	}
-	if !strings.Contains(js.String(), `"precision": null`) {
-		t.Errorf("an unjudged badge's precision is not null:\n%s", js.String())
+	if !strings.Contains(js, `"precision": null`) {
+		t.Errorf("an unjudged badge's precision is not null:\n%s", js)
 	}
 
 	// Nothing confidently wrong: [] rather than null.
-	js.Reset()
-	if err := WriteJSON(&js, Summarize(outcomes[:1]), outcomes[:1]); err != nil || !strings.Contains(js.String(), `"confidently_wrong_cases": []`) {
-		t.Errorf("err %v:\n%s", err, js.String())
+	if js := jsonReport(t, Summarize(outcomes[:1]), outcomes[:1], &back); !strings.Contains(js, `"confidently_wrong_cases": []`) {
+		t.Errorf("confidently wrong cases:\n%s", js)
 	}
 }
 

@@ -25,6 +25,9 @@ func WriteText(w io.Writer, s Summary, outcomes []Outcome) error {
 	fmt.Fprintf(tw, "Answer hit-rate\t%s\tall must_contain found\n", s.Answer)
 	fmt.Fprintf(tw, "Citation hit-rate\t%s\tmust_cite among the sources\n", s.Citation)
 	fmt.Fprintf(tw, "No-answer hit-rate\t%s\tcases that must end without an answer and did\n", s.NoAnswerRate)
+	fmt.Fprintf(tw, "Right but hedged\t%s\tright answers shown as partial (\"I found related text but nothing that says …\") or under a low or none badge\n", s.Hedged)
+	fmt.Fprintf(tw, "High/medium precision\t%s\tright among the judged answers with a high or medium badge\n", s.Vouched)
+	fmt.Fprintf(tw, "High/medium, no answer\t%s\tcases without an answer in the documents answered under a high or medium badge\n", s.VouchedNoAnswer)
 	fmt.Fprintf(tw, "Confidently wrong\t%d\thigh badge on a wrong answer, or high/medium on an answer where none exists\n", s.ConfidentlyWrong)
 	fmt.Fprintf(tw, "Model calls\t%.1f per question, %.0f tokens\t%d of %d answers offline\n",
 		s.MeanLLMCalls, s.MeanTokens, s.Offline, s.Cases-s.Errors)
@@ -51,6 +54,10 @@ func WriteText(w io.Writer, s Summary, outcomes []Outcome) error {
 	}
 
 	if err := writeCalibration(w, s.Calibration); err != nil {
+		return err
+	}
+
+	if err := writeHedged(w, outcomes); err != nil {
 		return err
 	}
 
@@ -96,6 +103,33 @@ func writeCalibration(w io.Writer, rows []BadgeCalibration) error {
 		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%s\t%d\t\n", width, badgeName(b.Badge), b.Answers, b.Judged, b.Right, b.PrecisionString(), b.ConfidentlyWrong)
 	}
 	return tw.Flush()
+}
+
+// writeHedged lists the right answers that were shown hedged, with how:
+// they pass every check, yet the asker was told not to rely on them.
+func writeHedged(w io.Writer, outcomes []Outcome) error {
+	var hedged []Outcome
+	for _, o := range outcomes {
+		if o.RightButHedged() {
+			hedged = append(hedged, o)
+		}
+	}
+	if len(hedged) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintf(w, "\nRight but hedged (%d):\n", len(hedged)); err != nil {
+		return err
+	}
+	for _, o := range hedged {
+		how := badgeName(o.Result.Confidence) + " badge"
+		if o.Result.Partial {
+			how += ", partial"
+		}
+		if _, err := fmt.Fprintf(w, "  %s %q: %s\n", o.Case.Label(), text.Clip(text.OneLine(o.Case.Question), 60), how); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // badgeName is how a badge is written in the table.
@@ -165,13 +199,15 @@ type CaseResult struct {
 	// names.
 	ConfidentlyWrong bool `json:"confidently_wrong,omitempty"`
 	// AnsweredAnyway: the case expects no answer and got one.
-	AnsweredAnyway bool           `json:"answered_anyway,omitempty"`
-	LLMCalls       int            `json:"llm_calls"`
-	Tokens         int            `json:"tokens"`
-	Latency        Millis         `json:"latency_ms"`
-	Answer         string         `json:"answer,omitempty"`
-	Sources        []agent.Source `json:"sources,omitempty"`
-	Error          string         `json:"error,omitempty"`
+	AnsweredAnyway bool `json:"answered_anyway,omitempty"`
+	// Hedged: a right answer shown hedged (Outcome.RightButHedged).
+	Hedged   bool           `json:"right_but_hedged,omitempty"`
+	LLMCalls int            `json:"llm_calls"`
+	Tokens   int            `json:"tokens"`
+	Latency  Millis         `json:"latency_ms"`
+	Answer   string         `json:"answer,omitempty"`
+	Sources  []agent.Source `json:"sources,omitempty"`
+	Error    string         `json:"error,omitempty"`
 }
 
 // NewReport builds the --json form of a run. Checks that do not apply to
@@ -195,7 +231,7 @@ func NewReport(s Summary, outcomes []Outcome) Report {
 			cr.Route, cr.Confidence, cr.Answer, cr.Sources = o.Result.Route, o.Result.Confidence, o.Result.Answer, o.Result.Sources
 			cr.LLMCalls, cr.Tokens = o.Result.LLMCalls, o.Result.Tokens
 			cr.RouteOK, cr.AnswerOK, cr.CiteOK = opt(o.RouteScored, o.RouteOK), opt(o.AnswerScored, o.AnswerOK), opt(o.CiteScored, o.CiteOK)
-			cr.ConfidentlyWrong, cr.AnsweredAnyway = o.ConfidentlyWrong, o.AnsweredAnyway
+			cr.ConfidentlyWrong, cr.AnsweredAnyway, cr.Hedged = o.ConfidentlyWrong, o.AnsweredAnyway, o.RightButHedged()
 		}
 		rep.Results = append(rep.Results, cr)
 	}
@@ -208,4 +244,47 @@ func WriteJSON(w io.Writer, s Summary, outcomes []Outcome) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(NewReport(s, outcomes))
+}
+
+// CorpusReport is one corpus of a run over several (bot eval --corpus):
+// its name, the file its cases came from and its report.
+type CorpusReport struct {
+	Corpus string `json:"corpus"`
+	File   string `json:"cases_file"`
+	Report
+}
+
+// WriteCorpusTable writes one row per corpus: its cases, route accuracy,
+// right answers, right but hedged, the precision of the high and medium
+// badges, those badges on answers where none exists and the confidently
+// wrong; then the names of the confidently wrong cases of each corpus.
+func WriteCorpusTable(w io.Writer, reports []CorpusReport) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "corpus\tcases\troute\tright\tright but hedged\thigh/medium precision\thigh/medium, no answer\tconfidently wrong")
+	for _, r := range reports {
+		s := r.Summary
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\n", r.Corpus, s.Cases, s.Route, s.Answer, s.Hedged, s.Vouched, s.VouchedNoAnswer, s.ConfidentlyWrong)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range reports {
+		if len(r.ConfidentlyWrongCases) == 0 {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "Confidently wrong in %s: %s\n", r.Corpus, strings.Join(r.ConfidentlyWrongCases, ", ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteCorporaJSON writes {"corpora": [...]}, one CorpusReport each, indented.
+func WriteCorporaJSON(w io.Writer, reports []CorpusReport) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(struct {
+		Corpora []CorpusReport `json:"corpora"`
+	}{reports})
 }

@@ -99,6 +99,15 @@ type Summary struct {
 	NoAnswerRate Rate `json:"no_answer_hit_rate"`
 	// AnswerByRoute is the answer hit-rate of the cases expecting each route.
 	AnswerByRoute map[agent.Route]Rate `json:"answer_hit_rate_by_route"`
+	// Hedged counts, among the right answers to questions that have one,
+	// those shown hedged (Outcome.RightButHedged).
+	Hedged Rate `json:"right_but_hedged"`
+	// Vouched is the precision of the high and medium badges together:
+	// the right answers among the judged answers they were given to.
+	Vouched Rate `json:"high_medium_precision"`
+	// VouchedNoAnswer counts, among the judged cases that must end without
+	// an answer, those answered anyway under a high or medium badge.
+	VouchedNoAnswer Rate `json:"high_medium_where_none_exists"`
 
 	Confusion Confusion `json:"confusion"`
 	// Badges counts answers by confidence badge.
@@ -238,6 +247,16 @@ func Summarize(outcomes []Outcome) Summary {
 			s.NoAnswer++
 			s.NoAnswerRate.add(o.AnswerScored, o.AnswerOK)
 		}
+		if o.Judged() {
+			if o.Case.ExpectsNoAnswer() {
+				s.VouchedNoAnswer.add(true, o.AnsweredAnyway && vouched(o.Result))
+			} else if o.AnswerOK {
+				s.Hedged.add(true, o.RightButHedged())
+			}
+			if vouched(o.Result) {
+				s.Vouched.add(true, o.AnswerOK)
+			}
+		}
 		if o.RouteScored {
 			r := s.AnswerByRoute[o.Case.ExpectedRoute]
 			r.add(o.AnswerScored, o.AnswerOK)
@@ -285,6 +304,9 @@ func Summarize(outcomes []Outcome) Summary {
 	s.Answer.finish()
 	s.Citation.finish()
 	s.NoAnswerRate.finish()
+	s.Hedged.finish()
+	s.Vouched.finish()
+	s.VouchedNoAnswer.finish()
 	for k, r := range s.AnswerByRoute {
 		r.finish()
 		s.AnswerByRoute[k] = r

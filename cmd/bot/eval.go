@@ -19,6 +19,7 @@ import (
 )
 
 const evalSynopsis = `eval [flags] CASES.jsonl
+       bot eval --corpus DIR [--corpus DIR…] [--split NAME] [flags]
        bot eval export-feedback [--out FILE]
 
 Runs every case of CASES.jsonl through the agent and scores the route, the
@@ -31,9 +32,17 @@ knowledge base is loaded into a fresh temporary store with the normal ingest
 and graph import; the model and web search come from the usual settings, so
 with none configured this measures the offline engine.
 
+With --corpus, each corpus folder (laid out as eval/corpora/NAME: documents
+in DIR/docs, cases in DIR/frozen.jsonl, or DIR/NAME.jsonl with --split) is
+evaluated on its own documents in a store of its own, and a table gives one
+row per corpus: route accuracy, right answers, right answers shown hedged,
+the precision of the high and medium badges, those badges on answers where
+none exists, and the confidently wrong. Thresholds hold for every corpus.
+
   bot eval --kb examples eval/demo.jsonl
   bot eval --docs ../shared/eval-data/handbook --northwind ../shared/eval-data/northwind eval/handbook-northwind.jsonl
   bot eval --kb examples --max-confidently-wrong 0 eval/heldout-demo.jsonl
+  bot eval --corpus eval/corpora/go-docs --corpus eval/corpora/pagerduty-ir --corpus eval/corpora/18f-handbook
 
 export-feedback writes the 👍/👎 votes people gave in chat as cases.
 
@@ -54,18 +63,31 @@ func (m *Main) eval(ctx context.Context, args []string) error {
 	return err
 }
 
-// evalCases is `bot eval [flags] CASES.jsonl`.
+// evalSet is one evaluation: the cases of a file, asked of an App loaded
+// with a knowledge base.
+type evalSet struct {
+	file                string
+	docs                []string
+	nodes, edges, nwDir string
+	configured          bool // the configured stores, not a temporary one
+	parallel            int
+}
+
+// evalCases is `bot eval [flags] CASES.jsonl` and `bot eval --corpus DIR…`.
 func (m *Main) evalCases(ctx context.Context, args []string) error {
 	fs := m.newFlags("eval", evalSynopsis)
 	kbDir := fs.String("kb", "", "knowledge base `DIR`: documents in DIR/docs (or DIR), graph in DIR/graph/nodes.csv and edges.csv")
-	var docs multiFlag
+	var docs, corpora multiFlag
 	fs.Var(&docs, "docs", "documents to ingest: a file or `folder` (repeatable)")
+	fs.Var(&corpora, "corpus", "corpus `DIR` laid out as eval/corpora/NAME, evaluated in a store of its own; one table row each (repeatable)")
+	split := fs.String("split", "", "with --corpus: the set of each corpus to run, DIR/`NAME`.jsonl (default frozen; dev for the development split)")
+	details := fs.Bool("details", false, "with --corpus: print each corpus's full report before the table")
 	nodes := fs.String("nodes", "", "graph nodes `CSV` to import (with --edges, instead of the graph of --kb)")
 	edges := fs.String("edges", "", "graph edges `CSV` to import")
 	nwDir := fs.String("northwind", "", "`folder` of the Northwind CSVs, converted to a graph and imported")
 	configured := fs.Bool("use-configured-stores", false, "use DATABASE_URL, NEO4J_URI or SWITCHBOARD_DATA_DIR as configured instead of a temporary store (a knowledge base given is loaded into them)")
 	parallel := fs.Int("parallel", 4, "cases answered at once (at most OPENAI_MAX_CONCURRENT with a model, when that is set)")
-	asJSON := fs.Bool("json", false, "print one JSON object: the summary and every case")
+	asJSON := fs.Bool("json", false, "print one JSON object: the summary and every case (with --corpus, {\"corpora\": [...]}, one such report each)")
 	var minRoute, minAnswer fraction
 	fs.Var(&minRoute, "min-route-accuracy", "fail unless route accuracy reaches this `fraction` (0.9 or 90%)")
 	fs.Var(&minAnswer, "min-answer-rate", "fail unless the answer hit-rate reaches this `fraction` (0.8 or 80%)")
@@ -75,70 +97,45 @@ func (m *Main) evalCases(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *parallel < 1 || *parallel > 64 {
+		return fmt.Errorf("--parallel %d: use 1 to 64", *parallel)
+	}
+	th := eval.Thresholds{MinRouteAccuracy: float64(minRoute), MinAnswerRate: float64(minAnswer)}
+	if maxWrong.set {
+		th.MaxConfidentlyWrong = &maxWrong.n
+	}
+	if len(corpora) > 0 {
+		if len(pos) > 0 || *kbDir != "" || len(docs) > 0 || *nodes != "" || *edges != "" || *nwDir != "" || *configured {
+			return errors.New("--corpus reads each corpus's documents and cases from its folder: give no CASES.jsonl, --kb, --docs, --nodes, --edges, --northwind or --use-configured-stores with it")
+		}
+		return m.evalCorpora(ctx, corpora, *split, *details, *asJSON, *parallel, th)
+	}
+	if *split != "" || *details {
+		return errors.New("--split goes with --corpus, and so does --details")
+	}
 	if len(pos) != 1 {
 		fs.Usage()
 		return errUsage
 	}
-	if *parallel < 1 || *parallel > 64 {
-		return fmt.Errorf("--parallel %d: use 1 to 64", *parallel)
-	}
+	set := evalSet{file: pos[0], docs: docs, nodes: *nodes, edges: *edges, nwDir: *nwDir, configured: *configured, parallel: *parallel}
 	if *kbDir != "" {
 		kdocs, knodes, kedges, err := kbLayout(*kbDir)
 		if err != nil {
 			return err
 		}
-		docs = append(docs, kdocs...)
-		if *nodes == "" && *edges == "" {
-			*nodes, *edges = knodes, kedges
+		set.docs = append(set.docs, kdocs...)
+		if set.nodes == "" && set.edges == "" {
+			set.nodes, set.edges = knodes, kedges
 		}
 	}
-	if !*configured && len(docs) == 0 && *nodes == "" && *edges == "" && *nwDir == "" {
+	if !set.configured && len(set.docs) == 0 && set.nodes == "" && set.edges == "" && set.nwDir == "" {
 		return fmt.Errorf("no knowledge base: give --kb, --docs, --nodes/--edges or --northwind (or --use-configured-stores to evaluate what the configured stores hold)")
 	}
 
-	// The cases first: a broken file should not wait for an ingest.
-	cases, bad, err := eval.ReadFile(pos[0])
+	outcomes, bad, err := m.runSet(ctx, set)
 	if err != nil {
 		return err
 	}
-	for _, e := range bad {
-		fmt.Fprintf(m.Stderr, "%s %v\n", pos[0], e)
-	}
-	if len(cases) == 0 {
-		return fmt.Errorf("%s holds no valid case", pos[0])
-	}
-
-	app, closeApp, err := m.openForEval(ctx, *configured)
-	if err != nil {
-		return err
-	}
-	defer closeApp()
-	if err := m.loadKB(ctx, app, docs, *nodes, *edges, *nwDir); err != nil {
-		return err
-	}
-
-	engine := "offline engine"
-	if app.Model != nil {
-		engine = "model " + app.Config.ChatModel
-		// Cases beyond what the server takes at once would only wait in
-		// the client, each with its answer timeout running.
-		if n := app.Config.ModelConcurrent; n > 0 && *parallel > n {
-			*parallel = n
-		}
-	}
-	fmt.Fprintf(m.Stderr, "Evaluating %d cases of %s (%s, %d at a time)…\n", len(cases), pos[0], engine, *parallel)
-	start := time.Now()
-	// A line at every tenth of the set: a run with a model takes minutes.
-	progress := func(done, total int) {
-		if done*10/total != (done-1)*10/total {
-			fmt.Fprintf(m.Stderr, "  %d of %d cases done\n", done, total)
-		}
-	}
-	outcomes, err := eval.Run(ctx, app.Agent, cases, eval.Options{Parallel: *parallel, Timeout: app.Config.AnswerTimeout, Done: progress})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(m.Stderr, "Done in %s.\n\n", time.Since(start).Round(10*time.Millisecond))
 	sum := eval.Summarize(outcomes)
 	if *asJSON {
 		err = eval.WriteJSON(m.Stdout, sum, outcomes)
@@ -148,20 +145,142 @@ func (m *Main) evalCases(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	th := eval.Thresholds{MinRouteAccuracy: float64(minRoute), MinAnswerRate: float64(minAnswer)}
-	if maxWrong.set {
-		th.MaxConfidentlyWrong = &maxWrong.n
-	}
 	if err := th.Check(sum); err != nil {
 		return err
 	}
+	return badLines(set.file, bad)
+}
+
+// evalCorpora is `bot eval --corpus DIR…`: each corpus's set on its own
+// documents, in a store of its own, and one table row per corpus. Every
+// folder and set is checked before the first corpus runs, so that a typo
+// does not wait for the corpora before it.
+func (m *Main) evalCorpora(ctx context.Context, dirs []string, split string, details, asJSON bool, parallel int, th eval.Thresholds) error {
+	if split == "" {
+		split = "frozen"
+	}
+	if strings.ContainsAny(split, `/\`) || split == "." || split == ".." {
+		return fmt.Errorf("--split %q: give the name of a set, such as frozen or dev", split)
+	}
+	sets := make([]evalSet, len(dirs))
+	for i, dir := range dirs {
+		if !isDir(dir) {
+			return fmt.Errorf("--corpus %s: not a folder", dir)
+		}
+		kdocs, knodes, kedges, err := kbLayout(dir)
+		if err != nil {
+			return err
+		}
+		if !isDir(filepath.Join(dir, "docs")) {
+			return fmt.Errorf("--corpus %s: no docs/ folder of documents", dir)
+		}
+		file := filepath.Join(dir, split+".jsonl")
+		if !isFile(file) {
+			return fmt.Errorf("--corpus %s: no set %s", dir, file)
+		}
+		sets[i] = evalSet{file: file, docs: kdocs, nodes: knodes, edges: kedges, parallel: parallel}
+	}
+	reports := make([]eval.CorpusReport, 0, len(sets))
+	var failed, bad []string
+	for i, set := range sets {
+		name := filepath.Base(filepath.Clean(dirs[i]))
+		outcomes, badCases, err := m.runSet(ctx, set)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		sum := eval.Summarize(outcomes)
+		if details && !asJSON {
+			fmt.Fprintf(m.Stdout, "== %s (%s) ==\n", name, set.file)
+			if err := eval.WriteText(m.Stdout, sum, outcomes); err != nil {
+				return err
+			}
+			fmt.Fprintln(m.Stdout)
+		}
+		reports = append(reports, eval.CorpusReport{Corpus: name, File: set.file, Report: eval.NewReport(sum, outcomes)})
+		if err := th.Check(sum); err != nil {
+			failed = append(failed, name+": "+strings.TrimPrefix(err.Error(), eval.ErrThreshold.Error()+": "))
+		}
+		if err := badLines(set.file, badCases); err != nil {
+			bad = append(bad, err.Error())
+		}
+	}
+	var err error
+	if asJSON {
+		err = eval.WriteCorporaJSON(m.Stdout, reports)
+	} else {
+		err = eval.WriteCorpusTable(m.Stdout, reports)
+	}
+	switch {
+	case err != nil:
+		return err
+	case len(failed) > 0:
+		return fmt.Errorf("%w: %s", eval.ErrThreshold, strings.Join(failed, "; "))
+	case len(bad) > 0:
+		return errors.New(strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// runSet reads set's cases (a broken file should not wait for an ingest),
+// loads its knowledge base into a fresh App and asks every case, reporting
+// progress on stderr. The lines that are not valid cases are printed and
+// returned; a file without any valid case is an error.
+func (m *Main) runSet(ctx context.Context, set evalSet) ([]eval.Outcome, []eval.LineError, error) {
+	cases, bad, err := eval.ReadFile(set.file)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range bad {
+		fmt.Fprintf(m.Stderr, "%s %v\n", set.file, e)
+	}
+	if len(cases) == 0 {
+		return nil, bad, fmt.Errorf("%s holds no valid case", set.file)
+	}
+
+	app, closeApp, err := m.openForEval(ctx, set.configured)
+	if err != nil {
+		return nil, bad, err
+	}
+	defer closeApp()
+	if err := m.loadKB(ctx, app, set.docs, set.nodes, set.edges, set.nwDir); err != nil {
+		return nil, bad, err
+	}
+
+	engine, parallel := "offline engine", set.parallel
+	if app.Model != nil {
+		engine = "model " + app.Config.ChatModel
+		// Cases beyond what the server takes at once would only wait in
+		// the client, each with its answer timeout running.
+		if n := app.Config.ModelConcurrent; n > 0 && parallel > n {
+			parallel = n
+		}
+	}
+	fmt.Fprintf(m.Stderr, "Evaluating %d cases of %s (%s, %d at a time)…\n", len(cases), set.file, engine, parallel)
+	start := time.Now()
+	// A line at every tenth of the set: a run with a model takes minutes.
+	progress := func(done, total int) {
+		if done*10/total != (done-1)*10/total {
+			fmt.Fprintf(m.Stderr, "  %d of %d cases done\n", done, total)
+		}
+	}
+	outcomes, err := eval.Run(ctx, app.Agent, cases, eval.Options{Parallel: parallel, Timeout: app.Config.AnswerTimeout, Done: progress})
+	if err != nil {
+		return nil, bad, err
+	}
+	fmt.Fprintf(m.Stderr, "Done in %s.\n\n", time.Since(start).Round(10*time.Millisecond))
+	return outcomes, bad, nil
+}
+
+// badLines is the error of a run whose file had lines that are not valid
+// cases (printed as they were read), or nil.
+func badLines(file string, bad []eval.LineError) error {
 	switch len(bad) {
 	case 0:
 		return nil
 	case 1:
-		return fmt.Errorf("1 line of %s is not a valid case (see above); the other cases were evaluated", pos[0])
+		return fmt.Errorf("1 line of %s is not a valid case (see above); the other cases were evaluated", file)
 	}
-	return fmt.Errorf("%d lines of %s are not valid cases (see above); the other cases were evaluated", len(bad), pos[0])
+	return fmt.Errorf("%d lines of %s are not valid cases (see above); the other cases were evaluated", len(bad), file)
 }
 
 // openForEval wires the App an evaluation runs on: the usual settings, but

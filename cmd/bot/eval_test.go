@@ -370,3 +370,176 @@ func TestEvalWithModel(t *testing.T) {
 		t.Errorf("summary = %+v\n%s", rep, stderr)
 	}
 }
+
+// corpus makes a corpus folder laid out as eval/corpora/NAME: documents in
+// docs/ (copied from the demo knowledge base) and the sets given, by file
+// name.
+func corpus(t *testing.T, parent, name string, docs []string, sets map[string][]string) string {
+	t.Helper()
+	dir := filepath.Join(parent, name)
+	if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		b, err := os.ReadFile(filepath.Join("..", "..", "examples", "docs", d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "docs", d), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for file, lines := range sets {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// bot eval --corpus runs each corpus's set on its own documents, in a
+// store of its own, and prints one row per corpus.
+func TestEvalCorpora(t *testing.T) {
+	parent := t.TempDir()
+	backups := `{"id": "backups", "question": "How long do we keep backups?", "expected_route": "vector", "must_contain": ["35 days"], "must_cite": "data-retention.md"}`
+	a := corpus(t, parent, "retention", []string{"data-retention.md"}, map[string][]string{
+		"frozen.jsonl": {backups, `{"id": "wifi", "question": "What is the office wifi password?", "expected_route": "vector", "must_contain": ["couldn't find"]}`},
+		"dev.jsonl":    {backups},
+	})
+	// The second corpus's case pretends the backups question has no
+	// answer, though data-retention.md gives one: the engine answers it
+	// under a high or medium badge, so the case is confidently wrong by
+	// construction (as in TestEvalMaxConfidentlyWrong).
+	b := corpus(t, parent, "refunds", []string{"refund-policy.md", "data-retention.md"}, map[string][]string{
+		"frozen.jsonl": {`{"id": "backups-cw", "question": "How long do we keep backups?", "expected_route": "vector", "must_contain": ["couldn't find"]}`},
+	})
+
+	out, stderr, err := run(t, map[string]string{}, "eval", "--corpus", a, "--corpus", b)
+	if err != nil {
+		t.Fatalf("eval --corpus: %v\n%s", err, stderr)
+	}
+	sq := squash(out)
+	for _, want := range []string{
+		"corpus cases route right right but hedged high/medium precision high/medium, no answer confidently wrong",
+		"retention 2 2/2 (100.0%) 2/2 (100.0%) 0/1 (0.0%)",
+		"refunds 1 1/1 (100.0%) 0/1 (0.0%) n/a",
+		"Confidently wrong in refunds: backups-cw",
+	} {
+		if !strings.Contains(sq, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Each corpus in a store of its own: the first ingests one file, the
+	// second two, none of them the other's again.
+	if !strings.Contains(stderr, "1 file: 1 added") || !strings.Contains(stderr, "2 files: 2 added") || !strings.Contains(stderr, filepath.Join(a, "frozen.jsonl")) {
+		t.Errorf("the corpora were not loaded one by one:\n%s", stderr)
+	}
+
+	// Thresholds hold for every corpus, and the failure names the corpus.
+	_, _, err = run(t, map[string]string{}, "eval", "--corpus", a, "--corpus", b, "--max-confidently-wrong", "0")
+	if !errors.Is(err, eval.ErrThreshold) || !strings.Contains(err.Error(), "refunds: 1 confidently wrong (backups-cw)") || strings.Contains(err.Error(), "retention:") {
+		t.Errorf("err = %v", err)
+	}
+
+	// --split picks the development set; --details prints each corpus's full report first.
+	out, stderr, err = run(t, map[string]string{}, "eval", "--corpus", a, "--split", "dev", "--details")
+	if err != nil {
+		t.Fatalf("--split dev: %v\n%s", err, stderr)
+	}
+	if sq := squash(out); !strings.Contains(sq, "retention 1 1/1 (100.0%)") || !strings.Contains(sq, "== retention (") || !strings.Contains(sq, "Every case passed.") {
+		t.Errorf("dev split:\n%s", out)
+	}
+
+	out, stderr, err = run(t, map[string]string{}, "eval", "--json", "--corpus", a, "--corpus", b)
+	if err != nil {
+		t.Fatalf("--json: %v\n%s", err, stderr)
+	}
+	var rep struct {
+		Corpora []struct {
+			Corpus           string    `json:"corpus"`
+			Cases            int       `json:"cases"`
+			Hedged           eval.Rate `json:"right_but_hedged"`
+			ConfidentlyWrong int       `json:"confidently_wrong"`
+			Results          []struct {
+				ID string `json:"id"`
+			} `json:"results"`
+		} `json:"corpora"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("invalid JSON: %v\n%s", err, out)
+	}
+	if len(rep.Corpora) != 2 || rep.Corpora[0].Corpus != "retention" || rep.Corpora[0].Cases != 2 || len(rep.Corpora[0].Results) != 2 ||
+		rep.Corpora[1].ConfidentlyWrong != 1 || rep.Corpora[1].Results[0].ID != "backups-cw" {
+		t.Errorf("report = %+v", rep)
+	}
+
+	for name, tc := range map[string]struct {
+		args []string
+		want string
+	}{
+		"no such set":       {[]string{"--corpus", b, "--split", "dev"}, filepath.Join(b, "dev.jsonl")},
+		"no such corpus":    {[]string{"--corpus", filepath.Join(parent, "nowhere")}, "nowhere"},
+		"corpus and a file": {[]string{"--corpus", a, filepath.Join(a, "frozen.jsonl")}, "--corpus reads"},
+		"corpus and --kb":   {[]string{"--corpus", a, "--kb", "../../examples"}, "--corpus reads"},
+		"split alone":       {[]string{"--split", "dev", "--kb", "../../examples", filepath.Join(a, "dev.jsonl")}, "--split goes with --corpus"},
+		"bad split":         {[]string{"--corpus", a, "--split", "../frozen"}, "--split"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, stderr, err := run(t, map[string]string{}, append([]string{"eval"}, tc.args...)...)
+			if err == nil || !strings.Contains(err.Error()+out+stderr, tc.want) {
+				t.Errorf("err = %v, want a mention of %q\n%s%s", err, tc.want, out, stderr)
+			}
+		})
+	}
+}
+
+// The frozen corpora of eval/corpora: each with its documents, licence and
+// source, a frozen set of at least 30 cases (5 without an answer, some
+// follow-ups) and a separate development set sharing no question with it.
+func TestEvalCorporaSets(t *testing.T) {
+	dirs, err := filepath.Glob("../../eval/corpora/*/frozen.jsonl")
+	if err != nil || len(dirs) < 3 {
+		t.Fatalf("%d frozen sets (%v), want at least 3", len(dirs), err)
+	}
+	for _, frozen := range dirs {
+		dir := filepath.Dir(frozen)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			for _, need := range []string{"docs", "SOURCE.md", "LICENSE*"} {
+				if m, _ := filepath.Glob(filepath.Join(dir, need)); len(m) == 0 {
+					t.Errorf("no %s", need)
+				}
+			}
+			questions := map[string]string{}
+			for _, set := range []struct {
+				file                     string
+				min, noAnswer, followUps int
+			}{{"frozen.jsonl", 30, 5, 2}, {"dev.jsonl", 10, 2, 0}} {
+				cases, bad, err := eval.ReadFile(filepath.Join(dir, set.file))
+				if err != nil || len(bad) > 0 {
+					t.Fatalf("%s: err = %v, bad lines: %v", set.file, err, bad)
+				}
+				var none, follow int
+				for _, c := range cases {
+					if c.ExpectsNoAnswer() {
+						none++
+					}
+					if len(c.Thread) > 0 {
+						follow++
+					}
+					if c.ID == "" || questions[c.ID] != "" {
+						t.Errorf("%s line %d: id %q is empty or repeated", set.file, c.Line, c.ID)
+					}
+					questions[c.ID] = set.file
+					if prev := questions["q:"+c.Question]; prev != "" && prev != set.file {
+						t.Errorf("%s line %d: %q is also in %s", set.file, c.Line, c.Question, prev)
+					}
+					questions["q:"+c.Question] = set.file
+				}
+				if len(cases) < set.min || none < set.noAnswer || follow < set.followUps {
+					t.Errorf("%s: %d cases, %d without an answer, %d follow-ups; want at least %d, %d, %d",
+						set.file, len(cases), none, follow, set.min, set.noAnswer, set.followUps)
+				}
+			}
+		})
+	}
+}
