@@ -151,13 +151,20 @@ func (p *prober) probed(t *testing.T) error {
 	}
 }
 
-// probingBreaker returns a Breaker that opens after 2 failures, with a
-// probe every second on clk, and a channel that hears it close.
-func probingBreaker(t *testing.T, clk *fakeclock.Clock, p *prober) (*breaker.Breaker, chan breaker.State) {
+// openBreaker returns a Breaker that opens after 2 failures, with p
+// probing every second on clk, opened by 2 failed calls, and a channel
+// that hears its later changes of state.
+func openBreaker(t *testing.T, clk *fakeclock.Clock, p *prober) (*breaker.Breaker, chan breaker.State) {
+	t.Helper()
 	changes := make(chan breaker.State, 16)
 	b := breaker.New(breaker.Config{Failures: 2, Cooldown: time.Minute, Now: clk.Now, Sleep: clk.Sleep,
 		Probe: p.probe, ProbeEvery: time.Second, OnChange: func(s breaker.State) { changes <- s }})
 	t.Cleanup(b.Stop)
+	call(t, b, breaker.Failure)
+	call(t, b, breaker.Failure)
+	if s := <-changes; s != breaker.Open {
+		t.Fatalf("after 2 failures: %s, want open", s)
+	}
 	return b, changes
 }
 
@@ -170,12 +177,7 @@ func probers() int { return testenv.Goroutines("breaker.(*Breaker).probeUntilClo
 // ends: the next call goes through.
 func TestProbeClosesTheCircuit(t *testing.T) {
 	clk, p := fakeclock.New(), newProber()
-	b, changes := probingBreaker(t, clk, p)
-	call(t, b, breaker.Failure)
-	call(t, b, breaker.Failure)
-	if <-changes != breaker.Open {
-		t.Fatal("not opened")
-	}
+	b, changes := openBreaker(t, clk, p)
 	clk.WaitSleepers(t, 1, "the prober") // the prober waits for its first probe
 	for range 3 {
 		clk.Advance(time.Second)
@@ -209,7 +211,7 @@ func TestProbeClosesTheCircuit(t *testing.T) {
 func TestProbeTrial(t *testing.T) {
 	clk, p := fakeclock.New(), newProber()
 	p.setUp(true)
-	b, changes := probingBreaker(t, clk, p)
+	b, changes := openBreaker(t, clk, p)
 	reopen := func(wait time.Duration) {
 		t.Helper()
 		clk.WaitSleepers(t, 1, "the prober")
@@ -229,9 +231,6 @@ func TestProbeTrial(t *testing.T) {
 			t.Fatalf("a failed call on trial left the circuit %s", s)
 		}
 	}
-	call(t, b, breaker.Failure)
-	call(t, b, breaker.Failure)
-	<-changes
 	for _, wait := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
 		reopen(wait)
 	}
@@ -255,10 +254,7 @@ func TestProbeTrial(t *testing.T) {
 // answers, without waiting for the background probe.
 func TestCheckClosesTheCircuit(t *testing.T) {
 	clk, p := fakeclock.New(), newProber()
-	b, changes := probingBreaker(t, clk, p)
-	call(t, b, breaker.Failure)
-	call(t, b, breaker.Failure)
-	<-changes
+	b, changes := openBreaker(t, clk, p)
 	if err := b.Check(t.Context()); err == nil {
 		t.Fatal("Check of a down server succeeded")
 	}
@@ -285,10 +281,7 @@ func TestCheckClosesTheCircuit(t *testing.T) {
 // circuit still opens and closes on calls.
 func TestStop(t *testing.T) {
 	clk, p := fakeclock.New(), newProber()
-	b, changes := probingBreaker(t, clk, p)
-	call(t, b, breaker.Failure)
-	call(t, b, breaker.Failure)
-	<-changes
+	b, changes := openBreaker(t, clk, p)
 	clk.WaitSleepers(t, 1, "the prober")
 	if n := probers(); n != 1 {
 		t.Fatalf("%d probing goroutines while open, want 1", n)
