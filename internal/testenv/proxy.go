@@ -9,12 +9,12 @@ import (
 )
 
 // Proxy stands between the code under test and a real server (the test
-// Neo4j or PostgreSQL) and plays an outage of that server without
-// touching it, since other tests use it: up, it forwards connections;
-// down, it accepts each one and closes it at once, as a server that died
-// would; closed, nothing listens on its port. It counts the connections
-// opened through it, so that a test can tell whether a call touched the
-// network.
+// PostgreSQL or Neo4j) and plays an outage of that server without
+// stopping it, which other tests on the machine share. Up, it forwards
+// connections; down, it accepts each one and closes it at once, as a
+// server that died would, and drops the connections open through it. It
+// counts the connections opened, so that a test can tell whether a call
+// touched the network.
 type Proxy struct {
 	ln     net.Listener
 	target string
@@ -26,8 +26,8 @@ type Proxy struct {
 	wg    sync.WaitGroup
 }
 
-// NewProxy starts a Proxy to target (host:port) on a free local port; it
-// is closed when the test ends.
+// NewProxy forwards a new port on 127.0.0.1 to target (host:port) until
+// the test ends.
 func NewProxy(t testing.TB, target string) *Proxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -37,11 +37,11 @@ func NewProxy(t testing.TB, target string) *Proxy {
 	p := &Proxy{ln: ln, target: target}
 	p.wg.Add(1)
 	go p.serve()
-	t.Cleanup(p.Close)
+	t.Cleanup(p.close)
 	return p
 }
 
-// Addr is the host:port to connect to instead of the target.
+// Addr is the proxy's host:port, to put in a URL in place of the target's.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
 func (p *Proxy) serve() {
@@ -65,7 +65,7 @@ func (p *Proxy) serve() {
 			continue
 		}
 		p.mu.Lock()
-		if p.down { // taken down while dialing: no connection may outlive it
+		if p.down { // taken down while dialling
 			p.mu.Unlock()
 			c.Close()
 			u.Close()
@@ -79,8 +79,8 @@ func (p *Proxy) serve() {
 	}
 }
 
-// SetDown takes the server away (and drops the connections open to it) or
-// brings it back.
+// SetDown takes the server away (and drops the connections open to it)
+// or brings it back.
 func (p *Proxy) SetDown(down bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -93,16 +93,15 @@ func (p *Proxy) SetDown(down bool) {
 	}
 }
 
-// Dials returns how many connections were opened to the proxy.
+// Dials counts the connections opened through the proxy, refused ones
+// included.
 func (p *Proxy) Dials() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.dials
 }
 
-// Close stops listening, drops the open connections and waits for the
-// proxy's goroutines to end. Closing twice is harmless.
-func (p *Proxy) Close() {
+func (p *Proxy) close() {
 	p.ln.Close()
 	p.SetDown(true)
 	p.wg.Wait()
