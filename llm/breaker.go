@@ -47,22 +47,32 @@ const (
 // that still failed after the Client's retries with a network error, a
 // timeout, 408, 429 or 5xx; any other answer, even a 400, shows that the
 // server is up. Requests abandoned by their caller count as neither.
+//
+// While the circuit is open the Client pings the server (Ping's request,
+// GET {base}/models, which costs no tokens) every second in the
+// background, and the first ping that succeeds closes it, as a successful
+// Ping does: a server that is back is used again at once. Close stops the
+// pings.
 type BreakerConfig struct {
 	// Failures is how many failed requests in a row open the circuit; 0
 	// turns the breaker off.
 	Failures int
-	// Cooldown is how long the circuit stays open before one probe is let
-	// through; 0 means 30s.
+	// Cooldown is how long the circuit stays open before one request is
+	// let through as a probe; 0 means 30s.
 	Cooldown time.Duration
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Now and Sleep are the clock of the cool-down and of the waits
+	// between pings; nil means the time of day and a timer.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 	// OnChange, if set, hears every change of state (for metrics and
 	// logs). It is called with the breaker's lock held and must be quick.
 	OnChange func(CircuitState)
 }
 
-func newBreaker(cfg BreakerConfig) *breaker.Breaker {
-	return breaker.New(breaker.Config{Failures: cfg.Failures, Cooldown: cfg.Cooldown, Now: cfg.Now, OnChange: cfg.OnChange})
+// newBreaker returns the breaker of cfg, whose probe is ping.
+func newBreaker(cfg BreakerConfig, ping func(context.Context) error) *breaker.Breaker {
+	return breaker.New(breaker.Config{Failures: cfg.Failures, Cooldown: cfg.Cooldown, Now: cfg.Now, Sleep: cfg.Sleep,
+		OnChange: cfg.OnChange, Probe: ping})
 }
 
 // breakerTransport puts the breaker in front of the retrying transport, so
@@ -105,8 +115,25 @@ func circuitError(err error) error {
 // Ping checks that the model server answers, for readiness probes: one
 // GET {base}/models, without retries and outside the circuit breaker,
 // bounded by ctx. Any answer but a 5xx, 401 or 403 will do: a server that
-// does not list its models is still up.
+// does not list its models is still up. Its success closes an open
+// circuit, so that a server /readyz finds back is used again at once.
 func (c *Client) Ping(ctx context.Context) error {
+	if c.breaker != nil {
+		return c.breaker.Check(ctx)
+	}
+	return c.ping(ctx)
+}
+
+// Close stops the circuit breaker's background pings. The Client still
+// works after, without them: answers being finished may use it.
+func (c *Client) Close() {
+	if c.breaker != nil {
+		c.breaker.Stop()
+	}
+}
+
+// ping is Ping without the breaker: the breaker's probe.
+func (c *Client) ping(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.cfg.BaseURL+"/models", nil)
 	if err != nil {
 		return fmt.Errorf("llm: ping: %w", err)

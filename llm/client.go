@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/breaker"
 	"github.com/switchboard/switchboard/internal/retry"
 )
 
@@ -88,9 +89,10 @@ const (
 
 // Client talks to one OpenAI-compatible server. It is safe for concurrent use.
 type Client struct {
-	api *openai.Client
-	cfg Config
-	rt  *retryTransport
+	api     *openai.Client
+	cfg     Config
+	rt      *retryTransport
+	breaker *breaker.Breaker // nil: none
 
 	// begin holds a request's most tokens from the run's budget before it
 	// is sent, and returns what reports its usage once it is over; it is
@@ -147,16 +149,18 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxConcurrent > 0 {
 		hc.Transport = limit{base: hc.Transport, slots: make(chan struct{}, cfg.MaxConcurrent)}
 	}
+	c := &Client{cfg: cfg, rt: rt, begin: agent.StartCall}
+	c.density.Store(defaultDensity)
 	if cfg.Breaker.Failures > 0 {
-		hc.Transport = &breakerTransport{base: hc.Transport, b: newBreaker(cfg.Breaker)}
+		c.breaker = newBreaker(cfg.Breaker, c.ping)
+		hc.Transport = &breakerTransport{base: hc.Transport, b: c.breaker}
 	}
 	hc.Transport = watchDone{base: requestFixes{base: hc.Transport}}
 
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = base
 	oc.HTTPClient = hc
-	c := &Client{api: openai.NewClientWithConfig(oc), cfg: cfg, rt: rt, begin: agent.StartCall}
-	c.density.Store(defaultDensity)
+	c.api = openai.NewClientWithConfig(oc)
 	return c, nil
 }
 

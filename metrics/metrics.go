@@ -44,7 +44,7 @@ type Metrics struct {
 	ingestChunks  *prometheus.CounterVec // source
 	ingestSeconds *prometheus.HistogramVec
 
-	circuit *prometheus.GaugeVec // state
+	circuit *prometheus.GaugeVec // dependency, state
 	queue   atomic.Pointer[func() int]
 }
 
@@ -90,10 +90,10 @@ func New() *Metrics {
 	m.ingestChunks = counter("ingest_chunks_total", "Chunks written by ingestion, by source.", "source")
 	m.ingestSeconds = histogram("ingest_document_duration_seconds", "Time to store one document and its chunks.", prometheus.DefBuckets, "source")
 
-	m.circuit = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "switchboard", Name: "model_circuit_state",
-		Help: "The model circuit breaker: 1 for its current state (closed, open, half-open), 0 for the others."}, []string{"state"})
+	m.circuit = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "switchboard", Name: "circuit_state",
+		Help: "The circuit breakers in front of the model server and Neo4j, by dependency (model, neo4j): 1 for the current state (closed, open, half-open), 0 for the others."},
+		[]string{"dependency", "state"})
 	m.reg.MustRegister(m.circuit)
-	m.ModelCircuit("closed")
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "switchboard", Name: "queue_depth",
 		Help: "Questions waiting for a worker."}, func() float64 {
 		if f := m.queue.Load(); f != nil {
@@ -118,14 +118,16 @@ func (m *Metrics) Handler() http.Handler {
 // (bot.Dispatcher.Queued).
 func (m *Metrics) QueueDepth(f func() int) { m.queue.Store(&f) }
 
-// ModelCircuit records the state of the model's circuit breaker: closed,
-// open or half-open (llm.BreakerConfig.OnChange).
-func (m *Metrics) ModelCircuit(state string) {
+// Circuit records the state of a dependency's circuit breaker: closed,
+// open or half-open (llm.BreakerConfig.OnChange, neo4j.Config's
+// OnCircuitChange). Call it with "closed" when the breaker is made, so
+// that the series exist from the start.
+func (m *Metrics) Circuit(dependency, state string) {
 	for _, s := range []string{"closed", "open", "half-open"} {
 		v := 0.0
 		if s == state {
 			v = 1
 		}
-		m.circuit.WithLabelValues(s).Set(v)
+		m.circuit.WithLabelValues(dependency, s).Set(v)
 	}
 }

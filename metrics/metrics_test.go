@@ -47,6 +47,8 @@ func TestAQuestionShowsInTheMetrics(t *testing.T) {
 		t.Fatal("empty question answered")
 	}
 	m.QueueDepth(func() int { return 3 })
+	m.Circuit("neo4j", "closed")
+	m.Circuit("neo4j", "open")
 
 	body := scrape(t, m)
 	for _, want := range []string{
@@ -57,7 +59,8 @@ func TestAQuestionShowsInTheMetrics(t *testing.T) {
 		`switchboard_retriever_duration_seconds_count{backend="sqlite",route="vector"} 1`,
 		`switchboard_offline_answers_total{route="vector"} 1`,
 		`switchboard_queue_depth 3`,
-		`switchboard_model_circuit_state{state="closed"} 1`,
+		`switchboard_circuit_state{dependency="neo4j",state="open"} 1`,
+		`switchboard_circuit_state{dependency="neo4j",state="closed"} 0`,
 		`go_goroutines`,
 	} {
 		if !strings.Contains(body, want) {

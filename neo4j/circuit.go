@@ -25,9 +25,11 @@ import (
 //     question: the walk needs the same server, so there is nothing to
 //     fall back to, and GraphRetriever returns an *UnavailableError;
 //   - a circuit breaker counts such reads: Config.CircuitFailures of them
-//     in a row open it, and for Config.CircuitCooldown every read fails at
-//     once without touching the network; then one probe read is let
-//     through, whose success closes it again.
+//     in a row open it, and while it is open every read fails at once
+//     without touching the network. Meanwhile the breaker runs answers
+//     every second in the background, and the first success closes it, as
+//     a successful Ping does; after Config.CircuitCooldown one read is
+//     also let through as a probe.
 
 // ErrUnavailable matches (errors.Is) the error of a read that could not
 // reach Neo4j or was refused by the open circuit.
@@ -117,6 +119,22 @@ func (c *circuit) record(o outcome) {
 	}
 }
 
+// check runs probe, the breaker's Probe, now: its success closes an open
+// circuit. Without a breaker it only runs probe.
+func (c *circuit) check(ctx context.Context, probe func(context.Context) error) error {
+	if c == nil {
+		return probe(ctx)
+	}
+	return c.b.Check(ctx)
+}
+
+// stop ends the breaker's background probes.
+func (c *circuit) stop() {
+	if c != nil {
+		c.b.Stop()
+	}
+}
+
 // current returns the state, for tests and logs.
 func (c *circuit) current() CircuitState {
 	if c == nil {
@@ -185,6 +203,34 @@ func (g *Graph) reach(ctx context.Context, again bool, f func(ctx context.Contex
 	}
 }
 
+// answers runs RETURN 1 in the database, outside the circuit: the
+// breaker's probe and the readiness check. Unlike the driver's
+// VerifyConnectivity, which may hand out a pooled connection without
+// using it, it reaches the server. A pooled connection that died with a
+// restarted server fails it once, and the driver then drops the pool's
+// connections to that server, so the query is tried once more at once.
+func (g *Graph) answers(ctx context.Context) error {
+	var err error
+	for range 2 {
+		err = g.return1(ctx)
+		if err == nil || ctx.Err() != nil || !unreachable(err) {
+			break
+		}
+	}
+	return err
+}
+
+func (g *Graph) return1(ctx context.Context) error {
+	s := g.session(ctx, neo4jdrv.AccessModeRead)
+	defer s.Close(ctx)
+	res, err := s.Run(ctx, "RETURN 1", nil, neo4jdrv.WithTxTimeout(g.cfg.QueryTimeout))
+	if err != nil {
+		return err
+	}
+	_, err = res.Consume(ctx)
+	return err
+}
+
 // unreachable reports whether err means that the server could not be
 // reached or did not answer: the driver wraps a connection refused, reset
 // or timed out, and a pool with no connection to give, in a
@@ -208,7 +254,3 @@ func isServerAnswer(err error) bool {
 	var refused *RefusedError
 	return errors.As(err, &neoErr) || errors.As(err, &refused)
 }
-
-// sleepCtx is the Graph's sleep outside tests: retry's timer, which ends
-// with ctx.
-func sleepCtx(ctx context.Context, d time.Duration) error { return retry.Sleep(ctx, d) }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/switchboard/switchboard/graphwalk"
 	"github.com/switchboard/switchboard/internal/breaker"
+	"github.com/switchboard/switchboard/internal/retry"
 	"github.com/switchboard/switchboard/migrations"
 )
 
@@ -72,9 +73,22 @@ type Config struct {
 	// the network, for CircuitCooldown, after which one probe read is let
 	// through. Zero means 3; negative turns the breaker off.
 	CircuitFailures int
-	// CircuitCooldown is how long an open circuit waits before a probe.
-	// Zero means 30s.
+	// CircuitCooldown is how long an open circuit waits before it lets a
+	// read through as a probe. Zero means 30s. While it is open the Graph
+	// also runs RETURN 1 every second in the background (as Ping does),
+	// and the first that succeeds closes it: a Neo4j that is back is used
+	// again at once.
 	CircuitCooldown time.Duration
+	// OnCircuitChange, if set, hears the circuit's changes of state (for
+	// metrics), besides the log. It is called with the breaker's lock held
+	// and must be quick.
+	OnCircuitChange func(CircuitState)
+	// Now and Sleep are the Graph's clock: of the read budget and its
+	// back-off, of the circuit's cool-down and of the waits between its
+	// probes, and of the schema cache. nil means the time of day and a
+	// timer; tests pass a fake clock.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Logger hears about refused Cypher and the retriever's fallbacks;
 	// nil discards.
 	Logger *slog.Logger
@@ -151,16 +165,23 @@ func Open(ctx context.Context, cfg Config) (*Graph, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	g := &Graph{drv: drv, cfg: cfg, log: log, now: time.Now, sleep: sleepCtx}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = retry.Sleep
+	}
+	g := &Graph{drv: drv, cfg: cfg, log: log, now: cfg.Now, sleep: cfg.Sleep}
 	if cfg.CircuitFailures > 0 {
 		g.circuit = newCircuit(breaker.Config{Failures: cfg.CircuitFailures, Cooldown: cfg.CircuitCooldown,
-			Now: func() time.Time { return g.now() }, OnChange: g.circuitChanged})
+			Now: cfg.Now, OnChange: g.circuitChanged,
+			Probe: g.answers, ProbeTimeout: cfg.ReadBudget, Sleep: cfg.Sleep})
 	}
 	return g, nil
 }
 
-// circuitChanged logs the breaker's moves; it runs with the breaker's
-// lock held, so it only logs.
+// circuitChanged logs the breaker's moves and tells OnCircuitChange; it
+// runs with the breaker's lock held, so it does nothing else.
 func (g *Graph) circuitChanged(s CircuitState) {
 	switch s {
 	case CircuitOpen:
@@ -171,10 +192,14 @@ func (g *Graph) circuitChanged(s CircuitState) {
 	case CircuitClosed:
 		g.log.Info("neo4j: circuit closed: the server answers again")
 	}
+	if g.cfg.OnCircuitChange != nil {
+		g.cfg.OnCircuitChange(s)
+	}
 }
 
-// Close releases the driver's connections.
+// Close stops the circuit's probes and releases the driver's connections.
 func (g *Graph) Close(ctx context.Context) error {
+	g.circuit.stop()
 	if err := g.drv.Close(ctx); err != nil {
 		return fmt.Errorf("neo4j: close: %w", err)
 	}
@@ -346,9 +371,12 @@ func statements(src string) []string {
 	return out
 }
 
-// Ping checks that the server answers, for readiness checks.
+// Ping checks that the database answers a read, for readiness checks: it
+// runs the circuit's probe (see answers), outside the circuit, and its
+// success closes an open circuit, so that a Neo4j that /readyz finds back
+// is used again by graph questions at once.
 func (g *Graph) Ping(ctx context.Context) error {
-	if err := g.drv.VerifyConnectivity(ctx); err != nil {
+	if err := g.circuit.check(ctx, g.answers); err != nil {
 		return fmt.Errorf("neo4j: %w", err)
 	}
 	return nil

@@ -3,129 +3,28 @@ package neo4j
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/internal/breaker"
+	"github.com/switchboard/switchboard/internal/fakeclock"
+	"github.com/switchboard/switchboard/internal/testenv"
 	"github.com/switchboard/switchboard/llm/offline"
 )
 
-// fakeClock is the clock of the read budget and the circuit breaker in
-// tests: sleeping advances it at once, so no test waits in real time.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func (c *fakeClock) sleep(ctx context.Context, d time.Duration) error {
-	c.advance(d)
-	return ctx.Err()
-}
-
-// switchProxy stands between the driver and the test Neo4j and plays the
-// outage: up, it forwards connections; down, it accepts each one and
-// closes it at once, as a server that died would; closed, nothing
-// listens on its port. It counts the connections the driver opens, so a
-// test can tell whether a read touched the network.
-type switchProxy struct {
-	ln     net.Listener
-	target string
-
-	mu    sync.Mutex
-	down  bool
-	dials int
-	conns []net.Conn
-	wg    sync.WaitGroup
-}
-
-func newSwitchProxy(t *testing.T, target string) *switchProxy {
+// nextState returns the circuit's next change of state, heard on states.
+func nextState(t *testing.T, states <-chan CircuitState) CircuitState {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	select {
+	case s := <-states:
+		return s
+	case <-time.After(time.Minute): // a hang guard, not a measure
+		t.Fatal("the circuit did not change")
+		return ""
 	}
-	p := &switchProxy{ln: ln, target: target}
-	p.wg.Add(1)
-	go p.serve()
-	t.Cleanup(p.close)
-	return p
-}
-
-func (p *switchProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *switchProxy) serve() {
-	defer p.wg.Done()
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return // closed
-		}
-		p.mu.Lock()
-		p.dials++
-		down := p.down
-		p.mu.Unlock()
-		if down {
-			c.Close()
-			continue
-		}
-		u, err := net.DialTimeout("tcp", p.target, 5*time.Second)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c, u)
-		p.mu.Unlock()
-		p.wg.Add(2)
-		go func() { defer p.wg.Done(); io.Copy(u, c); u.Close() }()
-		go func() { defer p.wg.Done(); io.Copy(c, u); c.Close() }()
-	}
-}
-
-// setDown takes the server away (and drops the connections open to it) or
-// brings it back.
-func (p *switchProxy) setDown(down bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = down
-	if down {
-		for _, c := range p.conns {
-			c.Close()
-		}
-		p.conns = nil
-	}
-}
-
-func (p *switchProxy) dialCount() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.dials
-}
-
-func (p *switchProxy) close() {
-	p.ln.Close()
-	p.setDown(true)
-	p.wg.Wait()
 }
 
 // TestRetrieverOutage takes Neo4j away under a retriever that was
@@ -133,7 +32,9 @@ func (p *switchProxy) close() {
 // the first ones give up within the read budget (on the injected clock)
 // with an error that tells the asker the knowledge graph is unavailable,
 // then the circuit opens and questions fail without touching the
-// network, until a probe after the cool-down finds the server back.
+// network. Meanwhile the Graph probes the server in the background, and
+// the first probe that finds it back closes the circuit, long before the
+// cool-down ends; a readiness Ping that finds it back closes it too.
 func TestRetrieverOutage(t *testing.T) {
 	ctx := context.Background()
 	direct := openTest(t) // the test graph, reached without the proxy
@@ -143,22 +44,31 @@ func TestRetrieverOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newSwitchProxy(t, u.Host)
-	g, err := Open(ctx, Config{URI: u.Scheme + "://" + proxy.addr(), QueryTimeout: 5 * time.Second,
-		ReadBudget: 2 * time.Second, CircuitFailures: 2, CircuitCooldown: time.Minute})
+	proxy := testenv.NewProxy(t, u.Host)
+	clock := fakeclock.New()
+	states := make(chan CircuitState, 16)
+	g, err := Open(ctx, Config{URI: u.Scheme + "://" + proxy.Addr(), QueryTimeout: 5 * time.Second,
+		ReadBudget: 2 * time.Second, CircuitFailures: 2, CircuitCooldown: time.Minute,
+		Now: clock.Now, Sleep: clock.Sleep, OnCircuitChange: func(s CircuitState) { states <- s }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close(context.Background()) })
-	clock := newFakeClock()
-	g.now, g.sleep = clock.now, clock.sleep
+	// A read's back-off is a wait of the question the test waits on, so it
+	// moves the clock itself; the breaker's probes wait on clock.Sleep,
+	// which only the test's Advance (or a read's back-off) ends.
+	g.sleep = clock.Jump
 
 	r := NewGraphRetriever(g)
 	r.Writer = &fakeWriter{replies: []string{suppliesQuery}}
 	req := reqFor("Which customers does Acme Corp supply?")
-	if docs, err := r.Retrieve(ctx, req); err != nil || len(docs) != 1 || docs[0].Title != "Knowledge graph query" {
-		t.Fatalf("before the outage: %+v, %v", docs, err)
+	answered := func(t *testing.T, when string) {
+		t.Helper()
+		if docs, err := r.Retrieve(ctx, req); err != nil || len(docs) != 1 || docs[0].Title != "Knowledge graph query" {
+			t.Fatalf("%s: %+v, %v", when, docs, err)
+		}
 	}
+	answered(t, "before the outage")
 
 	unavailable := func(t *testing.T, err error) *UnavailableError {
 		t.Helper()
@@ -171,27 +81,32 @@ func TestRetrieverOutage(t *testing.T) {
 		}
 		return u
 	}
+	// fail asks twice with the server down, which opens the circuit.
+	fail := func(t *testing.T) {
+		t.Helper()
+		for i := 1; i <= 2; i++ {
+			before, start := proxy.Dials(), clock.Now()
+			_, err := r.Retrieve(ctx, req)
+			if u := unavailable(t, err); u.Cause == nil {
+				t.Errorf("question %d was refused by the circuit before it opened: %v", i, err)
+			}
+			if proxy.Dials() == before {
+				t.Errorf("question %d did not try the server", i)
+			}
+			if spent := clock.Now().Sub(start); spent > 2*time.Second {
+				t.Errorf("question %d spent %v of the injected clock retrying, budget 2s", i, spent)
+			}
+		}
+		if s := nextState(t, states); s != CircuitOpen {
+			t.Fatalf("circuit %s after two failed questions, want open", s)
+		}
+	}
 
-	proxy.setDown(true)
-	for i := 1; i <= 2; i++ {
-		before, start := proxy.dialCount(), clock.now()
-		_, err := r.Retrieve(ctx, req)
-		if u := unavailable(t, err); u.Cause == nil {
-			t.Errorf("question %d was refused by the circuit before it opened: %v", i, err)
-		}
-		if proxy.dialCount() == before {
-			t.Errorf("question %d did not try the server", i)
-		}
-		if spent := clock.now().Sub(start); spent > 2*time.Second {
-			t.Errorf("question %d spent %v of the injected clock retrying, budget 2s", i, spent)
-		}
-	}
-	if s := g.circuit.current(); s != CircuitOpen {
-		t.Fatalf("circuit %s after two failed questions, want open", s)
-	}
+	proxy.SetDown(true)
+	fail(t)
 
 	// Open: nothing reaches the network, whichever path reads.
-	dials := proxy.dialCount()
+	dials := proxy.Dials()
 	_, err = r.Retrieve(ctx, req)
 	if u := unavailable(t, err); u.Cause != nil || u.RetryIn != time.Minute {
 		t.Errorf("open circuit: %+v", u)
@@ -202,7 +117,7 @@ func TestRetrieverOutage(t *testing.T) {
 	if _, err := g.CountNodes(ctx); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("CountNodes with the circuit open: %v", err)
 	}
-	if n := proxy.dialCount(); n != dials {
+	if n := proxy.Dials(); n != dials {
 		t.Errorf("%d connections opened with the circuit open", n-dials)
 	}
 
@@ -215,39 +130,53 @@ func TestRetrieverOutage(t *testing.T) {
 	if msg := agent.ErrorMessage(err); !strings.Contains(msg, "knowledge graph is unavailable") {
 		t.Errorf("agent answer: %q (%v)", msg, err)
 	}
-	if n := proxy.dialCount(); n != dials {
+	if n := proxy.Dials(); n != dials {
 		t.Errorf("the agent's question opened %d connections with the circuit open", n-dials)
 	}
 
-	// After the cool-down one probe goes out; it fails, and the circuit
-	// opens again for another cool-down.
-	clock.advance(time.Minute)
-	_, err = r.Retrieve(ctx, req)
-	unavailable(t, err)
-	if proxy.dialCount() == dials {
-		t.Error("no probe after the cool-down")
+	// A second later the background probe tries the server; it is still
+	// down, so the circuit stays open and the probe waits for the next.
+	clock.WaitSleepers(t, 1, "the circuit's background probe")
+	clock.Advance(time.Second)
+	clock.WaitSleepers(t, 1, "the circuit's background probe")
+	if proxy.Dials() == dials {
+		t.Error("no background probe while open")
+	}
+	if err := g.Ping(ctx); err == nil {
+		t.Error("Ping of a server that is down succeeded")
 	}
 	if s := g.circuit.current(); s != CircuitOpen {
-		t.Errorf("circuit %s after a failed probe, want open", s)
-	}
-	dials = proxy.dialCount()
-	if _, err := r.Retrieve(ctx, req); !errors.Is(err, ErrUnavailable) || proxy.dialCount() != dials {
-		t.Errorf("right after a failed probe: %v, %d connections", err, proxy.dialCount()-dials)
+		t.Fatalf("circuit %s after failed probes, want open", s)
 	}
 
-	// The server is back: the next probe closes the circuit.
-	proxy.setDown(false)
-	clock.advance(time.Minute)
-	if docs, err := r.Retrieve(ctx, req); err != nil || len(docs) != 1 {
-		t.Fatalf("after the outage: %+v, %v", docs, err)
+	// The server is back. Until a probe has seen it, questions are still
+	// refused; the next probe, a second later, closes the circuit, and
+	// the next question is answered, 2 s after the circuit opened with a
+	// minute's cool-down.
+	proxy.SetDown(false)
+	_, err = r.Retrieve(ctx, req)
+	unavailable(t, err)
+	clock.Advance(time.Second)
+	if s := nextState(t, states); s != CircuitClosed {
+		t.Fatalf("circuit %s after a probe found the server back, want closed", s)
 	}
-	if s := g.circuit.current(); s != CircuitClosed {
-		t.Errorf("circuit %s after a good probe, want closed", s)
+	answered(t, "the first question after the probe")
+
+	// Again, and this time a readiness check finds the server back first:
+	// its success closes the circuit too, with the clock standing still.
+	proxy.SetDown(true)
+	fail(t)
+	proxy.SetDown(false)
+	if err := g.Ping(ctx); err != nil {
+		t.Fatalf("Ping of a server that is back: %v", err)
 	}
+	if s := nextState(t, states); s != CircuitClosed {
+		t.Fatalf("circuit %s after a good Ping, want closed", s)
+	}
+	answered(t, "the first question after /readyz")
 
 	// Nothing listening at all (connection refused) fails over the same way.
-	proxy.close()
-	clock.advance(time.Hour)
+	proxy.Close()
 	for i := 0; i < 3; i++ {
 		_, err := r.Retrieve(ctx, req)
 		unavailable(t, err)
@@ -255,13 +184,19 @@ func TestRetrieverOutage(t *testing.T) {
 	if s := g.circuit.current(); s != CircuitOpen {
 		t.Errorf("circuit %s with nothing listening, want open", s)
 	}
+
+	// Close ends the background probes.
+	g.Close(ctx)
+	if n := testenv.Goroutines("breaker.(*Breaker).probeUntilClosed"); n != 0 {
+		t.Errorf("%d probing goroutines after Close", n)
+	}
 }
 
 // TestCircuitStates walks the breaker through its states on a fake clock.
 func TestCircuitStates(t *testing.T) {
-	clock := newFakeClock()
+	clock := fakeclock.New()
 	var changes []CircuitState
-	c := newCircuit(breaker.Config{Failures: 3, Cooldown: time.Minute, Now: clock.now,
+	c := newCircuit(breaker.Config{Failures: 3, Cooldown: time.Minute, Now: clock.Now,
 		OnChange: func(s CircuitState) { changes = append(changes, s) }})
 	fail := func() {
 		t.Helper()
@@ -286,7 +221,7 @@ func TestCircuitStates(t *testing.T) {
 	if err := c.allow(); !errors.As(err, &u) || u.Failures != 3 || u.RetryIn != time.Minute || u.Cause != nil {
 		t.Fatalf("after 3 failures: %v", err)
 	}
-	clock.advance(time.Minute)
+	clock.Advance(time.Minute)
 	if err := c.allow(); err != nil || c.current() != CircuitHalfOpen {
 		t.Fatalf("after the cool-down: %v, %s", err, c.current())
 	}
@@ -301,7 +236,7 @@ func TestCircuitStates(t *testing.T) {
 	if err := c.allow(); !errors.As(err, &u) || u.RetryIn != time.Minute {
 		t.Fatalf("after a failed probe: %v", err)
 	}
-	clock.advance(time.Minute)
+	clock.Advance(time.Minute)
 	if err := c.allow(); err != nil {
 		t.Fatal(err)
 	}

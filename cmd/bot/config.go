@@ -34,7 +34,7 @@ type Config struct {
 	ModelConcurrent int           `env:"OPENAI_MAX_CONCURRENT" default:"0" help:"Most requests in flight to the model server at once (a local llama.cpp server answers one at a time: set 1); bot eval answers no more cases at once; 0: no bound"`
 	MaxTokens       int           `env:"OPENAI_MAX_TOKENS" default:"1024" help:"Longest answer the model may write, in tokens; decisions are bounded to 512"`
 	CircuitFailures int           `env:"MODEL_CIRCUIT_FAILURES" default:"5" help:"Model requests failed in a row (after retries) that open the circuit: answers go offline at once instead of waiting on a server that is down; 0: never"`
-	CircuitCooldown time.Duration `env:"MODEL_CIRCUIT_COOLDOWN" default:"30s" help:"How long an open model circuit waits before one probe request; a success closes it"`
+	CircuitCooldown time.Duration `env:"MODEL_CIRCUIT_COOLDOWN" default:"30s" help:"How long an open model circuit waits before it lets one request through as a probe; meanwhile the server is pinged (GET /models) every second, and the first success, or a /readyz that finds it answering, closes it"`
 
 	DatabaseURL   string `env:"DATABASE_URL" secret:"true" help:"PostgreSQL (with pgvector) for documents and thread state, e.g. postgres://user:pass@host:5432/switchboard; unset: the embedded SQLite file"`
 	Neo4jURI      string `env:"NEO4J_URI" help:"Neo4j for the knowledge graph, e.g. bolt://localhost:7687; unset: the embedded SQLite file"`
@@ -44,7 +44,7 @@ type Config struct {
 	// The graph's outage handling, like the model's circuit above.
 	Neo4jReadBudget      time.Duration `env:"NEO4J_READ_BUDGET" default:"5s" help:"How long one graph read may spend reaching a Neo4j that does not answer (connecting, retrying); a graph question gives up at its first such read and tells the asker the knowledge graph is unavailable"`
 	Neo4jCircuitFailures int           `env:"NEO4J_CIRCUIT_FAILURES" default:"3" help:"Graph reads failed in a row (Neo4j unreachable) that open the circuit: graph questions then fail at once instead of waiting on a server that is down; 0: never"`
-	Neo4jCircuitCooldown time.Duration `env:"NEO4J_CIRCUIT_COOLDOWN" default:"30s" help:"How long an open Neo4j circuit waits before one probe read; a success closes it"`
+	Neo4jCircuitCooldown time.Duration `env:"NEO4J_CIRCUIT_COOLDOWN" default:"30s" help:"How long an open Neo4j circuit waits before it lets one graph read through as a probe; meanwhile Neo4j is pinged (RETURN 1) every second, and the first success, or a /readyz that finds it answering, closes it"`
 
 	TavilyKey     string `env:"TAVILY_API_KEY" secret:"true" help:"Tavily API key; without it the web route says web search isn't set up here"`
 	TavilyBaseURL string `env:"TAVILY_BASE_URL" default:"https://api.tavily.com" help:"Tavily API base URL"`

@@ -304,7 +304,7 @@ func (m *Main) openForEval(ctx context.Context, configured bool) (app *App, clos
 			os.RemoveAll(tmp)
 		}
 	}
-	if app, err = Open(ctx, cfg, m.Stderr); err != nil {
+	if app, err = Open(ctx, cfg, m.Stderr, m.appClock()); err != nil {
 		cleanup()
 		return nil, nil, err
 	}
@@ -413,7 +413,7 @@ func (m *Main) exportFeedback(ctx context.Context, args []string) error {
 		return err
 	}
 	cfg.Demo = false // reading votes must not load anything
-	app, err := Open(ctx, cfg, m.Stderr)
+	app, err := Open(ctx, cfg, m.Stderr, m.appClock())
 	if err != nil {
 		return err
 	}

@@ -62,10 +62,15 @@ type Main struct {
 	// HTTP_ADDR=127.0.0.1:0).
 	listening func(addr string)
 	// now and terminal, if set, replace the clock and make progress be
-	// drawn as on a terminal (tests).
+	// drawn as on a terminal (tests); sleep, if set, replaces the timers
+	// of the App's waits (see Clock).
 	now      func() time.Time
+	sleep    func(ctx context.Context, d time.Duration) error
 	terminal bool
 }
+
+// appClock is the Clock the App runs on.
+func (m *Main) appClock() Clock { return Clock{Now: m.now, Sleep: m.sleep} }
 
 // errUsage marks errors whose message was already printed with the usage;
 // errHelp, a request for help that was answered.
@@ -150,7 +155,7 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	cfg.Demo = cfg.Demo && demoCommand(cmd) // only commands that answer load the demo (demo.go)
-	app, err := Open(ctx, cfg, m.Stderr)
+	app, err := Open(ctx, cfg, m.Stderr, m.appClock())
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/breaker"
 	"github.com/switchboard/switchboard/limits"
 	"github.com/switchboard/switchboard/llm"
 	"github.com/switchboard/switchboard/logs"
@@ -52,11 +53,14 @@ func (app *App) observe(ctx context.Context) error {
 // breaker is the model client's circuit breaker, reported in the metrics
 // and the log.
 func (app *App) breaker() llm.BreakerConfig {
+	metric := app.circuitMetric("model")
 	return llm.BreakerConfig{
 		Failures: app.Config.CircuitFailures,
 		Cooldown: app.Config.CircuitCooldown,
+		Now:      app.clock.Now,
+		Sleep:    app.clock.Sleep,
 		OnChange: func(s llm.CircuitState) {
-			app.Metrics.ModelCircuit(string(s))
+			metric(s)
 			if s == llm.CircuitOpen {
 				app.Log.Warn("model circuit open: answering offline until a probe succeeds", "cooldown", app.Config.CircuitCooldown)
 			} else {
@@ -64,6 +68,13 @@ func (app *App) breaker() llm.BreakerConfig {
 			}
 		},
 	}
+}
+
+// circuitMetric returns what reports the state of dependency's circuit
+// breaker in the metrics, having reported it closed.
+func (app *App) circuitMetric(dependency string) func(breaker.State) {
+	app.Metrics.Circuit(dependency, string(breaker.Closed))
+	return func(s breaker.State) { app.Metrics.Circuit(dependency, string(s)) }
 }
 
 // measured wraps each retriever to time it by backend.

@@ -20,8 +20,9 @@ import (
 )
 
 // startServe runs `bot serve` with env until the test ends and returns the
-// address it listens on.
-func startServe(t *testing.T, env map[string]string) string {
+// address it listens on. Each of set, if any, changes the Main first (a
+// fake clock).
+func startServe(t *testing.T, env map[string]string, set ...func(*Main)) string {
 	t.Helper()
 	env["HTTP_ADDR"] = "127.0.0.1:0"
 	if _, ok := env["SWITCHBOARD_DATA_DIR"]; !ok {
@@ -31,6 +32,9 @@ func startServe(t *testing.T, env map[string]string) string {
 	var logs bytes.Buffer
 	m := &Main{Stdin: strings.NewReader(""), Stdout: &logs, Stderr: &logs, Getenv: func(k string) string { return env[k] },
 		listening: func(a string) { addr <- a }}
+	for _, f := range set {
+		f(m)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx, []string{"serve"}) }()

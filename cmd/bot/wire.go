@@ -75,17 +75,35 @@ type App struct {
 	closers  []func()
 	pings    []func(context.Context) error // what /readyz checks
 	observer agent.Observer                // metrics and traces of every run
+	clock    Clock
 }
 
-// Open builds the App. Documents and thread state go to PostgreSQL when
-// DATABASE_URL is set, the graph to Neo4j when NEO4J_URI is set, and
-// anything else to the embedded SQLite file; schemas are migrated first.
-// The embedded default loads the demo knowledge base when it is empty.
+// Clock is what the App's waits run on: the circuit breakers' cool-downs
+// and probes, the graph's read budget. Its nil fields mean the time of day
+// and timers; tests pass a fake clock (Main.now, Main.sleep).
+type Clock struct {
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// now is the time on the App's clock.
+func (app *App) now() time.Time {
+	if app.clock.Now != nil {
+		return app.clock.Now()
+	}
+	return time.Now()
+}
+
+// Open builds the App, logging to logw and waiting on clk. Documents and
+// thread state go to PostgreSQL when DATABASE_URL is set, the graph to
+// Neo4j when NEO4J_URI is set, and anything else to the embedded SQLite
+// file; schemas are migrated first. The embedded default loads the demo
+// knowledge base when it is empty.
 //
 // Each step below wires one part, in the order they depend on each other;
 // what a step makes for later ones and not for the App is in wiring.
-func Open(ctx context.Context, cfg Config, logw io.Writer) (_ *App, err error) {
-	app := &App{Config: cfg, Log: newLogger(cfg, logw)}
+func Open(ctx context.Context, cfg Config, logw io.Writer, clk Clock) (_ *App, err error) {
+	app := &App{Config: cfg, Log: newLogger(cfg, logw), clock: clk}
 	defer func() {
 		if err != nil {
 			app.Close()
@@ -133,8 +151,9 @@ func (app *App) openModel(_ context.Context, w *wiring) error {
 			return &configError{"OPENAI_BASE_URL", err.Error()}
 		}
 		app.Model = m
+		app.closers = append(app.closers, m.Close)
 		// Offline mode needs no model, so only a configured one is checked.
-		app.pings = append(app.pings, named("model", newCachedCheck(m.Ping, modelCheckEvery, time.Now).Check))
+		app.pings = append(app.pings, named("model", newCachedCheck(m.Ping, modelCheckEvery, app.now).Check))
 	}
 	w.embedderName = fmt.Sprintf("local-hash-%d", cfg.EmbeddingDim)
 	app.Embedder = offline.NewEmbedder(cfg.EmbeddingDim)
@@ -234,7 +253,8 @@ func (app *App) openGraph(ctx context.Context, w *wiring) error {
 		failures = -1 // NEO4J_CIRCUIT_FAILURES=0 means never; neo4j.Config's zero means its default
 	}
 	g, err := neo4j.Open(ctx, neo4j.Config{URI: cfg.Neo4jURI, User: cfg.Neo4jUser, Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase, Logger: app.Log,
-		ReadBudget: cfg.Neo4jReadBudget, CircuitFailures: failures, CircuitCooldown: cfg.Neo4jCircuitCooldown})
+		ReadBudget: cfg.Neo4jReadBudget, CircuitFailures: failures, CircuitCooldown: cfg.Neo4jCircuitCooldown,
+		OnCircuitChange: app.circuitMetric("neo4j"), Now: app.clock.Now, Sleep: app.clock.Sleep})
 	if err != nil {
 		return fmt.Errorf("connect to NEO4J_URI: %w", err)
 	}

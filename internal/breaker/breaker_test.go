@@ -1,11 +1,16 @@
 package breaker_test
 
 import (
+	"context"
+	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/switchboard/switchboard/internal/breaker"
+	"github.com/switchboard/switchboard/internal/fakeclock"
+	"github.com/switchboard/switchboard/internal/testenv"
 )
 
 // clock is a fake clock: only the test moves it.
@@ -108,5 +113,188 @@ func TestDefaults(t *testing.T) {
 	call(t, b, breaker.Failure)
 	if r, ok := b.Allow(); ok || r.RetryIn != breaker.DefaultCooldown {
 		t.Errorf("after one failure: %+v, %v; want refused for %s", r, ok, breaker.DefaultCooldown)
+	}
+}
+
+// prober is the Probe of a test: it answers as the server is (up or not)
+// and tells the test of every call.
+type prober struct {
+	mu    sync.Mutex
+	up    bool
+	calls chan error
+}
+
+func newProber() *prober { return &prober{calls: make(chan error, 16)} }
+
+func (p *prober) probe(context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var err error
+	if !p.up {
+		err = errors.New("connection refused")
+	}
+	p.calls <- err
+	return err
+}
+
+func (p *prober) setUp(up bool) { p.mu.Lock(); p.up = up; p.mu.Unlock() }
+
+// probed waits for the next probe and returns its result.
+func (p *prober) probed(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-p.calls:
+		return err
+	case <-time.After(time.Minute): // a hang guard, not a measure
+		t.Fatal("no probe")
+		return nil
+	}
+}
+
+// openBreaker returns a Breaker that opens after 2 failures, with p
+// probing every second on clk, opened by 2 failed calls, and a channel
+// that hears its later changes of state.
+func openBreaker(t *testing.T, clk *fakeclock.Clock, p *prober) (*breaker.Breaker, chan breaker.State) {
+	t.Helper()
+	changes := make(chan breaker.State, 16)
+	b := breaker.New(breaker.Config{Failures: 2, Cooldown: time.Minute, Now: clk.Now, Sleep: clk.Sleep,
+		Probe: p.probe, ProbeEvery: time.Second, OnChange: func(s breaker.State) { changes <- s }})
+	t.Cleanup(b.Stop)
+	call(t, b, breaker.Failure)
+	call(t, b, breaker.Failure)
+	if s := <-changes; s != breaker.Open {
+		t.Fatalf("after 2 failures: %s, want open", s)
+	}
+	return b, changes
+}
+
+// probers counts the Breaker goroutines that probe.
+func probers() int { return testenv.Goroutines("breaker.(*Breaker).probeUntilClosed") }
+
+// While the circuit is open the Breaker probes in the background, one
+// probe every ProbeEvery on the injected clock, and the first probe that
+// finds the server back closes the circuit, long before the cool-down
+// ends: the next call goes through.
+func TestProbeClosesTheCircuit(t *testing.T) {
+	clk, p := fakeclock.New(), newProber()
+	b, changes := openBreaker(t, clk, p)
+	clk.WaitSleepers(t, 1, "the prober") // the prober waits for its first probe
+	for range 3 {
+		clk.Advance(time.Second)
+		if err := p.probed(t); err == nil {
+			t.Fatal("the probe found a down server up")
+		}
+		clk.WaitSleepers(t, 1, "the prober")
+		if _, ok := b.Allow(); ok {
+			t.Fatal("a failed probe let calls through")
+		}
+	}
+
+	p.setUp(true)
+	clk.Advance(time.Second)
+	if err := p.probed(t); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-changes; s != breaker.Closed {
+		t.Fatalf("after a good probe: %s, want closed", s)
+	}
+	call(t, b, breaker.Success) // 4 s after opening, with a minute's cool-down
+	b.Stop()
+	if n := probers(); n != 0 {
+		t.Errorf("%d probing goroutines left after Stop", n)
+	}
+}
+
+// A circuit closed by a probe is on trial: the next failure reopens it,
+// and the probes then wait twice as long, up to the cool-down, until a
+// call succeeds.
+func TestProbeTrial(t *testing.T) {
+	clk, p := fakeclock.New(), newProber()
+	p.setUp(true)
+	b, changes := openBreaker(t, clk, p)
+	reopen := func(wait time.Duration) {
+		t.Helper()
+		clk.WaitSleepers(t, 1, "the prober")
+		clk.Advance(wait - time.Millisecond)
+		if clk.Sleepers() != 1 {
+			t.Fatalf("probed before %s", wait)
+		}
+		clk.Advance(time.Millisecond)
+		if err := p.probed(t); err != nil {
+			t.Fatal(err)
+		}
+		if s := <-changes; s != breaker.Closed {
+			t.Fatalf("after a good probe: %s", s)
+		}
+		call(t, b, breaker.Failure) // the trial fails: open again at once
+		if s := <-changes; s != breaker.Open {
+			t.Fatalf("a failed call on trial left the circuit %s", s)
+		}
+	}
+	for _, wait := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+		reopen(wait)
+	}
+	// A successful call ends the trial: probes wait a second again, and
+	// it takes two failures to open the circuit.
+	clk.WaitSleepers(t, 1, "the prober")
+	clk.Advance(8 * time.Second)
+	p.probed(t)
+	<-changes
+	call(t, b, breaker.Success)
+	call(t, b, breaker.Failure)
+	if _, ok := b.Allow(); !ok {
+		t.Fatal("one failure after a good call opened the circuit")
+	}
+	b.Record(breaker.Failure)
+	<-changes
+	reopen(time.Second)
+}
+
+// A readiness check through Check closes an open circuit when the server
+// answers, without waiting for the background probe.
+func TestCheckClosesTheCircuit(t *testing.T) {
+	clk, p := fakeclock.New(), newProber()
+	b, changes := openBreaker(t, clk, p)
+	if err := b.Check(t.Context()); err == nil {
+		t.Fatal("Check of a down server succeeded")
+	}
+	p.probed(t)
+	if _, ok := b.Allow(); ok {
+		t.Fatal("a failed Check closed the circuit")
+	}
+	p.setUp(true)
+	if err := b.Check(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	p.probed(t)
+	if s := <-changes; s != breaker.Closed {
+		t.Fatalf("after a good Check: %s", s)
+	}
+	call(t, b, breaker.Success)
+
+	if err := breaker.New(breaker.Config{}).Check(t.Context()); !errors.Is(err, breaker.ErrNoProbe) {
+		t.Errorf("Check without a probe: %v", err)
+	}
+}
+
+// Stop ends a prober that waits, and no prober starts after it; the
+// circuit still opens and closes on calls.
+func TestStop(t *testing.T) {
+	clk, p := fakeclock.New(), newProber()
+	b, changes := openBreaker(t, clk, p)
+	clk.WaitSleepers(t, 1, "the prober")
+	if n := probers(); n != 1 {
+		t.Fatalf("%d probing goroutines while open, want 1", n)
+	}
+	b.Stop()
+	if n := probers(); n != 0 {
+		t.Errorf("%d probing goroutines after Stop", n)
+	}
+	clk.Advance(time.Minute)
+	call(t, b, breaker.Failure) // the cool-down's probe call
+	<-changes
+	<-changes
+	if clk.Sleepers() != 0 || probers() != 0 {
+		t.Error("a prober started after Stop")
 	}
 }
