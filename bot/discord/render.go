@@ -204,7 +204,9 @@ func details(f bot.Final) []*discordgo.MessageEmbedField {
 // link, the section in italics, a file's path as code, the Cypher of a
 // graph answer as a code block.
 func sourceLine(s bot.SourceLine) string {
-	line := fmt.Sprintf("**[%d]** ", s.N)
+	// The number's brackets are escaped: in Discord's Markdown a "[" may
+	// start a link whose text runs on past its "]" to a "](" of the title.
+	line := fmt.Sprintf("**\\[%d\\]** ", s.N)
 	if s.URL != "" {
 		line += "[" + clip(escape(linkText(s.Title)), 200) + "](" + linkURL(s.URL) + ")"
 	} else {
