@@ -262,3 +262,20 @@ func TestPresentBadgeLines(t *testing.T) {
 		t.Errorf("a finished answer's last line lost its emoji: %q", got)
 	}
 }
+
+// BenchmarkDraft is what showing a streamed draft costs the presenter,
+// once per drafting event: a 4 KB answer with a link on every line, and
+// one without links.
+func BenchmarkDraft(b *testing.B) {
+	for name, line := range map[string]string{
+		"links":    "Customers get a **full refund** within 30 days [1]. See [the handbook](https://wiki.example.com/handbook) or https://x.example/a.\n",
+		"no links": "Customers get a **full refund** within 30 days of the invoice [1]. Refunds are paid within 10 business days [2].\n",
+	} {
+		e := agent.Event{Kind: agent.EventDrafting, Text: strings.Repeat(line, 4096/len(line))}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				Draft(e, "")
+			}
+		})
+	}
+}

@@ -62,7 +62,7 @@ const maxRounds = 16
 // ("\r\n" and "\r" become "\n"), and the bidirectional controls, which
 // show text in another order than it is read (Trojan Source).
 func withoutControls(s string) string {
-	if !strings.ContainsFunc(s, hidden) {
+	if !hasHidden(s) {
 		return s
 	}
 	s = strings.ReplaceAll(s, "\r\n", "\n")
@@ -75,6 +75,21 @@ func withoutControls(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// hasHidden is strings.ContainsFunc(s, hidden), decoding only the runes
+// that can be one: those of one byte below 0x20 or 0x7F, and those
+// starting 0xC2 (C1 controls) or 0xE2 (the bidirectional ones). It runs
+// on every draft.
+func hasHidden(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7F || c == 0xC2 || c == 0xE2 {
+			if r, _ := utf8.DecodeRuneInString(s[i:]); hidden(r) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hidden(r rune) bool {
