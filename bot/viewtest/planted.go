@@ -64,7 +64,7 @@ func (planted) Retrieve(context.Context, agent.Request) ([]agent.Document, error
 	return []agent.Document{PlantedDoc}, nil
 }
 
-// ShowingDraft is a with its answer's draft held on screen: when the
+// ShowingDraft is asker a, with its answer's draft held on screen: when the
 // draft is checked, it waits until shown reports that the chat shows it
 // (or, in case it never does, for 30 s; the test then finds no draft).
 // The presenter edits the message at its own pace, and may skip a draft
