@@ -96,12 +96,13 @@ func cutOff(e agent.Event) bool {
 const DraftNote = "Draft — not yet checked against the sources"
 
 // Draft returns the draft to show after e, given the one shown (see
-// View.Draft): the new draft of an EventDrafting; none once the draft is
-// being rewritten, since the check found it wanting; else the one shown.
+// View.Draft): the new draft of an EventDrafting, its links showing their
+// hosts as the answer's do (see Present); none once the draft is being
+// rewritten, since the check found it wanting; else the one shown.
 func Draft(e agent.Event, shown string) string {
 	switch e.Kind {
 	case agent.EventDrafting:
-		return e.Text
+		return unmask(e.Text, true)
 	case agent.EventRegenerating:
 		return ""
 	}
@@ -126,7 +127,11 @@ func capitalize(s string) string {
 // Final is a finished answer as people read it.
 type Final struct {
 	Question string
-	// Answer is the model's Markdown; its [n] cite Sources by N.
+	// Answer is the model's Markdown; its [n] cite Sources by N. It has
+	// no links: one the model or a document wrote reads as its words and
+	// its host, "Reset password (evil.example)", and no line of it reads
+	// as the badge (see unmask). Renderers may link the citations
+	// (LinkCitations), and nothing else in it.
 	Answer string
 	// Place is where the answer came from, in people's words ("company
 	// documents"), and Why the router's reason for looking there.
@@ -180,20 +185,20 @@ func (b Badge) String() string {
 func Present(question string, r agent.Result) Final {
 	f := Final{
 		Question:   question,
-		Answer:     strings.TrimSpace(r.Answer),
+		Answer:     strings.TrimSpace(unmask(r.Answer, false)),
 		Place:      r.Route.Place(),
-		Why:        text.OneLine(r.RouteReason),
+		Why:        oneLine(r.RouteReason),
 		Sources:    sourceLines(r.Sources),
 		Unverified: nil,
 		CutOff:     r.CutOff,
 		Badge:      badge(r),
 	}
 	if q := strings.TrimSpace(r.Standalone); q != "" && !sameQuestion(q, r.Question) {
-		f.Understood = text.OneLine(q)
+		f.Understood = oneLine(q)
 	}
 	if r.Confidence == agent.ConfidenceLow {
 		for _, c := range r.Unsupported {
-			if c = text.OneLine(c); c != "" {
+			if c = oneLine(c); c != "" {
 				f.Unverified = append(f.Unverified, c)
 			}
 		}
@@ -221,17 +226,17 @@ func sourceLines(sources []agent.Source) []SourceLine {
 	var out []SourceLine
 	seen := map[string]bool{}
 	for _, s := range sources {
-		line := SourceLine{N: s.N, Title: text.OneLine(s.Title), Section: text.OneLine(s.Section), URL: linkOf(s)}
+		line := SourceLine{N: s.N, Title: oneLine(s.Title), Section: oneLine(s.Section), URL: linkOf(s)}
 		loc := strings.TrimSpace(s.Location)
 		switch {
 		case line.URL != "":
 		case s.Route == agent.RouteGraph && strings.HasPrefix(loc, "graph:"):
 			// A graph walk describes itself; that is its "section".
-			line.Section = cmpOr(line.Section, text.OneLine(strings.TrimPrefix(loc, "graph:")))
+			line.Section = cmpOr(line.Section, oneLine(strings.TrimPrefix(loc, "graph:")))
 		case s.Route == agent.RouteGraph && loc != "":
-			line.Query = loc // the Cypher that ran
+			line.Query = withoutControls(loc) // the Cypher that ran
 		default:
-			line.Where = text.OneLine(loc)
+			line.Where = oneLine(loc)
 		}
 		if line.Title == "" {
 			line.Title = text.Clip(cmpOr(line.Where, line.URL, "source"), 120)
@@ -245,6 +250,10 @@ func sourceLines(sources []agent.Source) []SourceLine {
 	}
 	return out
 }
+
+// oneLine is text from a model or a document on one line, without the
+// control characters a terminal would act on (see withoutControls).
+func oneLine(s string) string { return text.OneLine(withoutControls(s)) }
 
 func cmpOr(ss ...string) string {
 	for _, s := range ss {
@@ -265,30 +274,56 @@ func linkOf(s agent.Source) string {
 	return ""
 }
 
+// levels are the badge's emoji and name for each confidence level; an
+// answer's line that starts with emoji and one of the names loses the
+// emoji (see unmask), so that only the badge reads as one.
+var levels = []struct {
+	confidence  agent.Confidence
+	emoji, name string
+}{
+	{agent.ConfidenceHigh, "🟢", "High confidence"},
+	{agent.ConfidenceMedium, "🟡", "Medium confidence"},
+	{agent.ConfidenceLow, "🔴", "Low confidence"},
+	{agent.ConfidenceGeneral, "⚪", "General knowledge"},
+	{agent.ConfidenceNone, "⚫", "No answer found"},
+}
+
 // badge says how far the answer can be trusted, from the checks that ran
 // (agent/result.go decides the level; these are its words).
 func badge(r agent.Result) Badge {
 	docs := documents(r.Sources)
 	b := Badge{Confidence: r.Confidence}
-	switch {
-	case r.Confidence == agent.ConfidenceHigh:
-		b.Emoji, b.Text = "🟢", fmt.Sprintf("High confidence — checked against %d documents", docs)
-	case r.Confidence == agent.ConfidenceMedium:
-		b.Emoji, b.Text = "🟡", "Medium confidence — "+mediumWhy(r, docs)
-	case r.Confidence == agent.ConfidenceLow && r.Partial:
-		b.Emoji, b.Text = "🔴", "Low confidence — the sources are related but don't answer the question"
-	case r.Confidence == agent.ConfidenceLow && r.CutOff:
-		b.Emoji, b.Text = "🔴", "Low confidence — the answer was cut off and wasn't checked against the sources"
-	case r.Confidence == agent.ConfidenceLow:
-		b.Emoji, b.Text = "🔴", "Low confidence — some of it couldn't be checked against the sources"
-	case r.Confidence == agent.ConfidenceGeneral:
-		b.Emoji, b.Text = "⚪", "General knowledge — not checked against any source"
-	default:
-		b.Emoji, b.Text = "⚫", "No answer found"
+	level := levels[len(levels)-1] // no answer
+	for _, l := range levels {
+		if l.confidence == r.Confidence {
+			level = l
+		}
+	}
+	var why string
+	switch level.confidence {
+	case agent.ConfidenceHigh:
+		why = fmt.Sprintf("checked against %d documents", docs)
+	case agent.ConfidenceMedium:
+		why = mediumWhy(r, docs)
+	case agent.ConfidenceLow:
+		switch {
+		case r.Partial:
+			why = "the sources are related but don't answer the question"
+		case r.CutOff:
+			why = "the answer was cut off and wasn't checked against the sources"
+		default:
+			why = "some of it couldn't be checked against the sources"
+		}
+	case agent.ConfidenceGeneral:
+		why = "not checked against any source"
+	}
+	b.Emoji, b.Text = level.emoji, level.name
+	if why != "" {
+		b.Text += " — " + why
 	}
 	if r.Offline {
 		b.Offline = "answered offline"
-		if why := strings.TrimSuffix(text.OneLine(r.OfflineReason), "."); why != "" {
+		if why := strings.TrimSuffix(oneLine(r.OfflineReason), "."); why != "" {
 			b.Offline += ": " + why
 		}
 	}
@@ -384,25 +419,24 @@ func outsideCode(line string, f func(string) string) string {
 }
 
 var (
-	plainLink  = regexp.MustCompile(`\[([^\[\]\n]+)\]\([^\s()]+\)`)
 	plainMarks = strings.NewReplacer("**", "", "__", "", "~~", "", "`", "")
 	plainHead  = regexp.MustCompile(`(?m)^\s{0,3}#{1,6}\s+`)
 	plainItem  = regexp.MustCompile(`(?m)^\s*[-*+]\s+`)
 )
 
 // Plain is Markdown as plain text, for where no markup is shown: a
-// notification, a screen reader's summary.
+// notification, a screen reader's summary. Its links read as Present
+// shows them, words and host.
 func Plain(md string) string {
 	var sc markdown.Scanner
 	var kept []string
-	for _, line := range strings.Split(md, "\n") {
+	for _, line := range strings.Split(unmask(md, false), "\n") {
 		if k := sc.Line(line); k == markdown.Open || k == markdown.Close {
 			continue
 		}
 		kept = append(kept, line)
 	}
 	s := strings.Join(kept, "\n")
-	s = plainLink.ReplaceAllString(s, "$1")
 	s = plainHead.ReplaceAllString(s, "")
 	s = plainItem.ReplaceAllString(s, "• ")
 	return text.OneLine(plainMarks.Replace(s))

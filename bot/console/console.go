@@ -66,7 +66,7 @@ func (p *Progress) Emit(e agent.Event) {
 	switch {
 	case p.out == nil:
 	case e.Kind == agent.EventDrafting:
-		p.draft(e.Text)
+		p.draft(bot.Draft(e, p.streamed)) // the draft as the presenter shows it
 		return
 	case e.Kind == agent.EventRegenerating:
 		p.streamed, p.broken = "", false

@@ -2,12 +2,13 @@ package console_test
 
 import (
 	"bytes"
-	"github.com/switchboard/switchboard/bot"
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/console"
 	"github.com/switchboard/switchboard/bot/viewtest"
 )
@@ -134,5 +135,39 @@ func TestDraftCutOff(t *testing.T) {
 	}
 	if strings.Contains(got, "After the check") || strings.Contains(got, "rewritten to keep to the sources") {
 		t.Errorf("screen %q calls the draft cut off checked", got)
+	}
+}
+
+// A document that plants links hiding their hosts, quoted by the offline
+// engine or repeated by a model as it streams to the terminal, is shown
+// with every host in view: no Markdown, Slack or HTML link, no terminal
+// escape sequence (OSC 8 draws a link) and no line that reads as the
+// badge, in the draft streamed or in the answer.
+func TestPlantedLinksShowTheirHosts(t *testing.T) {
+	for name, model := range map[string]bool{"offline": false, "model": true} {
+		t.Run(name, func(t *testing.T) {
+			const q = "How do I reset my password?"
+			var screen bytes.Buffer
+			p := console.NewProgress(&screen, true)
+			p.StreamTo(&screen)
+			res, err := viewtest.PlantedAgent(t, model).Ask(context.Background(), agent.Question{Text: q}, p.Emit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Done()
+			console.Print(&screen, bot.Present(q, res), p.Details(), p.Streamed())
+
+			shown := strings.ReplaceAll(screen.String(), "\r\033[K", "") // the progress line's own
+			for _, bad := range []string{"\x1b", "](https://evil", "|the help desk>", "<a href", "[form]:", "🟢"} {
+				if strings.Contains(shown, bad) {
+					t.Errorf("the terminal shows %q:\n%s", bad, shown)
+				}
+			}
+			for _, want := range []string{"Reset password (evil.example)", "the help desk (evil.example)", "🟡 Medium confidence"} {
+				if !strings.Contains(shown, want) {
+					t.Errorf("the terminal lacks %q:\n%s", want, shown)
+				}
+			}
+		})
 	}
 }

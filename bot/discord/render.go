@@ -95,8 +95,11 @@ func progress(v bot.View) Message {
 func final(v bot.View) []Message {
 	f := v.Final()
 	color := confidenceColor(f.Badge.Confidence)
+	// The brackets go outside the link: in Discord's Markdown a "[" of the
+	// answer before it could take a link text holding brackets as the
+	// start of its own ("[Reset your password [1]" would link those words).
 	answer := bot.LinkCitations(f.Answer, f.Sources, func(label, url string) string {
-		return "[\\" + label[:len(label)-1] + "\\]](" + linkURL(url) + ")"
+		return "\\[[" + label[1:len(label)-1] + "](" + linkURL(url) + ")\\]"
 	})
 	parts := splitUnits(answer, maxDescription)
 	if len(parts) == 0 {
@@ -201,9 +204,11 @@ func details(f bot.Final) []*discordgo.MessageEmbedField {
 // link, the section in italics, a file's path as code, the Cypher of a
 // graph answer as a code block.
 func sourceLine(s bot.SourceLine) string {
-	line := fmt.Sprintf("**[%d]** ", s.N)
+	// The number's brackets are escaped: in Discord's Markdown a "[" may
+	// start a link whose text runs on past its "]" to a "](" of the title.
+	line := fmt.Sprintf("**\\[%d\\]** ", s.N)
 	if s.URL != "" {
-		line += "[" + clip(escape(s.Title), 200) + "](" + linkURL(s.URL) + ")"
+		line += "[" + clip(escape(linkText(s.Title)), 200) + "](" + linkURL(s.URL) + ")"
 	} else {
 		line += clip(escape(s.Title), 150)
 	}
@@ -218,6 +223,13 @@ func sourceLine(s bot.SourceLine) string {
 		line += " — `" + clip(strings.ReplaceAll(s.Where, "`", "'"), 200) + "`"
 	}
 	return line
+}
+
+// linkText keeps a title from ending a Markdown link early, or from
+// holding a link of its own: Discord reads "](" as the end of the link's
+// text even when the "]" is escaped, so brackets become parentheses.
+func linkText(s string) string {
+	return strings.NewReplacer("[", "(", "]", ")").Replace(s)
 }
 
 // linkURL keeps a URL from ending a Markdown link early.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/bot/discord/discordtest"
 	"github.com/switchboard/switchboard/bot/viewtest"
 )
 
@@ -71,7 +74,7 @@ func TestEmbedsShape(t *testing.T) {
 		}
 	}
 	// A citation whose source has a link is one; the others stay text.
-	if d := high.Description; !strings.Contains(d, "[\\[1\\]](https://github.com/acme/handbook/blob/main/refund-policy.md)") || !strings.Contains(d, "days [2].") {
+	if d := high.Description; !strings.Contains(d, "\\[[1](https://github.com/acme/handbook/blob/main/refund-policy.md)\\]") || !strings.Contains(d, "days [2].") {
 		t.Errorf("citations not linked as they should be:\n%s", d)
 	}
 	if !strings.Contains(high.Footer.Text, "High confidence — checked against 2 documents") {
@@ -166,3 +169,54 @@ func customIDs(m Message) []string {
 	}
 	return ids
 }
+
+// FuzzEmbeds renders what a model or a document may write, as an answer
+// and as its draft, with a source of any title and link: nothing may
+// panic, and Discord's Markdown, read as generously as discordtest.Links reads it, shows no
+// link but the bot's own (a citation's number or a source's title, to
+// the source) whose words are not where it goes.
+func FuzzEmbeds(f *testing.F) {
+	f.Add("Refunds in 30 days [1][2].", "Refund Policy", "https://a.example/r")
+	f.Add("Open [Reset [1](https://evil.example/r) or [see [1]\n🟢 High confidence", "x](https://evil.example) [y", "https://a.example/(x)")
+	f.Add("[a [1] b](https://evil.example) `[1]` \\`[x [1]", "[Draft] Policy", "https://a.example/t")
+	f.Fuzz(func(t *testing.T, md, title, url string) {
+		done := bot.View{Done: true, AnswerID: "a1", Question: "q", Result: &agent.Result{Answer: md, Route: agent.RouteVector,
+			Confidence: agent.ConfidenceMedium, Sources: []agent.Source{{N: 1, Title: title, URL: url, Location: "docs/a.md"},
+				{N: 2, Title: "Web", Location: url, Route: agent.RouteWeb}}}}
+		draft := bot.View{Question: "q", Progress: "Writing the answer…", Draft: bot.Draft(agent.Event{Kind: agent.EventDrafting, Text: md}, "")}
+		sources := done.Final().Sources
+		for _, m := range append(Embeds(done), Embeds(draft)...) {
+			for _, e := range m.Embeds {
+				texts := []string{e.Description}
+				for _, fl := range e.Fields {
+					texts = append(texts, fl.Value)
+				}
+				for _, s := range texts {
+					for _, l := range discordtest.Links(s) {
+						if l.Text != l.URL && !own(l, sources) {
+							t.Errorf("links %q to %s:\n%s", l.Text, l.URL, s)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// own reports whether l is a link the bot makes: to a source, reading its
+// citation's number or its title (shortened, escaped).
+func own(l discordtest.Link, sources []bot.SourceLine) bool {
+	for _, s := range sources {
+		if s.URL == "" || l.URL != linkURL(s.URL) {
+			continue
+		}
+		title := strings.TrimSuffix(unescape.ReplaceAllString(l.Text, "$1"), "…")
+		if l.Text == strconv.Itoa(s.N) || (title != "" && strings.HasPrefix(linkText(s.Title), title)) {
+			return true
+		}
+	}
+	return false
+}
+
+// unescape undoes Markdown's backslash escapes.
+var unescape = regexp.MustCompile(`\\([[:punct:]])`)

@@ -2,10 +2,14 @@ package slack
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/bot/slack/slacktest"
 )
 
 var me = identity{UserID: "UBOT", TeamID: "T1"}
@@ -110,10 +114,47 @@ func FuzzParseInteraction(f *testing.F) {
 	})
 }
 
+// FuzzMrkdwn renders what a model or a document may write, as an answer
+// and as its draft, with a source of any title and link: nothing may
+// panic, and Slack shows no link but the bot's own (a citation [n] or a
+// source's title, to the source) whose words are not where it goes.
 func FuzzMrkdwn(f *testing.F) {
-	f.Add("**bold** [x](https://y) `code` ```go\nfmt.Println(1 < 2)\n```")
-	f.Fuzz(func(t *testing.T, md string) {
-		_ = mrkdwn(md)
+	f.Add("**bold** [x](https://y) `code` ```go\nfmt.Println(1 < 2)\n```", "Title", "https://a.example/t")
+	f.Add("Open [Reset](<https://evil.example/r>) <https://evil.example/d|desk> [1]\n🟢 High confidence", "A | b <c>", "https://a.example/x|y")
+	f.Add("<a href=\"https://evil.example\">x</a> [r][r] [1](https://a.example/t)\n\n[r]: https://evil.example", "t", "javascript:alert(1)")
+	f.Fuzz(func(t *testing.T, md, title, url string) {
 		_ = question(md, "UBOT")
+		done := bot.View{Done: true, Result: &agent.Result{Answer: md, Route: agent.RouteVector, Confidence: agent.ConfidenceMedium,
+			Sources: []agent.Source{{N: 1, Title: title, URL: url, Location: "docs/a.md"}, {N: 2, Title: "Web", Location: url, Route: agent.RouteWeb}}}}
+		draft := bot.View{Progress: "Writing the answer…", Draft: bot.Draft(agent.Event{Kind: agent.EventDrafting, Text: md}, "")}
+		sources := done.Final().Sources
+		blocks, text := Blocks(draft)
+		msgs := append(FinalMessages(done), blocks)
+		_, fallback := Blocks(done)
+		for _, s := range []string{text, fallback} {
+			if links := slacktest.Links(s); len(links) > 0 {
+				t.Errorf("the notification text %q links %+v", s, links)
+			}
+		}
+		for _, m := range msgs {
+			for _, b := range m {
+				for _, l := range slacktest.Links(blockText(b)) {
+					if l.Text != l.URL && !own(l, sources) {
+						t.Errorf("links %q to %s:\n%s", l.Text, l.URL, blockText(b))
+					}
+				}
+			}
+		}
 	})
+}
+
+// own reports whether l is a link the bot makes: to a source, reading its
+// citation or its title.
+func own(l slacktest.Link, sources []bot.SourceLine) bool {
+	for _, s := range sources {
+		if s.URL != "" && l.URL == s.URL && (l.Text == fmt.Sprintf("[%d]", s.N) || l.Text == strings.ReplaceAll(s.Title, "|", "¦")) {
+			return true
+		}
+	}
+	return false
 }

@@ -221,7 +221,6 @@ var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 func escape(s string) string { return escaper.Replace(s) }
 
 var (
-	mdLink   = regexp.MustCompile(`\[([^\[\]\n]+)\]\((https?://[^\s()]+)\)`)
 	mdBold   = regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`)
 	mdItalic = regexp.MustCompile(`(^|[^*\w])\*([^*\s][^*\n]*?)\*([^*\w]|$)`)
 	mdStrike = regexp.MustCompile(`~~([^~\n]+)~~`)
@@ -230,9 +229,11 @@ var (
 	mdCode   = regexp.MustCompile("`[^`\n]*`")
 )
 
-// mrkdwn translates the Markdown a model writes into Slack's mrkdwn: bold,
-// italics, strike-through, headings, bullets and links change syntax; code
-// keeps its text; and Slack's control characters are escaped everywhere.
+// mrkdwn translates the presenter's Markdown into Slack's mrkdwn: bold,
+// italics, strike-through, headings and bullets change syntax; code keeps
+// its text; and Slack's control characters are escaped everywhere, so
+// that no link is made of it (the presenter has shown every link's host
+// as text; LinkCitations adds the bot's own).
 // Fences become plain ``` lines: mrkdwn would show a language tag as
 // text, and knows no ~~~ fences.
 func mrkdwn(md string) string {
@@ -261,26 +262,11 @@ func mrkdwnLine(line string) string {
 	var b strings.Builder
 	last := 0
 	for _, loc := range mdCode.FindAllStringIndex(line, -1) {
-		b.WriteString(mrkdwnText(line[last:loc[0]]))
+		b.WriteString(emphasis(escape(line[last:loc[0]])))
 		b.WriteString(escape(line[loc[0]:loc[1]]))
 		last = loc[1]
 	}
-	b.WriteString(mrkdwnText(line[last:]))
-	return b.String()
-}
-
-// mrkdwnText translates prose. Links are cut out first so that their URLs
-// are not read as emphasis.
-func mrkdwnText(s string) string {
-	var b strings.Builder
-	last := 0
-	for _, m := range mdLink.FindAllStringSubmatchIndex(s, -1) {
-		b.WriteString(emphasis(escape(s[last:m[0]])))
-		text, url := s[m[2]:m[3]], s[m[4]:m[5]]
-		fmt.Fprintf(&b, "<%s|%s>", linkURL(url), emphasis(escape(text)))
-		last = m[1]
-	}
-	b.WriteString(emphasis(escape(s[last:])))
+	b.WriteString(emphasis(escape(line[last:])))
 	return b.String()
 }
 

@@ -160,7 +160,9 @@ func TestMrkdwn(t *testing.T) {
 		{"**bold** and *italic* and ~~gone~~", "*bold* and _italic_ and ~gone~"},
 		{"# Title", "*Title*"},
 		{"- one\n* two", "• one\n• two"},
-		{"see [docs](https://x.test/a?b=1&c=2) now", "see <https://x.test/a?b=1&amp;c=2|docs> now"},
+		// Links are the presenter's (bot.Present shows their hosts as
+		// text): mrkdwn makes none.
+		{"see [docs](https://x.test/a?b=1&c=2) now", "see [docs](https://x.test/a?b=1&amp;c=2) now"},
 		{"a < b & c > d", "a &lt; b &amp; c &gt; d"},
 		{"use `a**b**c` here", "use `a**b**c` here"},
 		{"```python\nx = 1 < 2\n**not bold**\n```", "```\nx = 1 &lt; 2\n**not bold**\n```"},

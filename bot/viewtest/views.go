@@ -84,6 +84,9 @@ func Views() []View {
 			Route: agent.RouteVector, Confidence: agent.ConfidenceMedium,
 			Answer:  "Use `<!here>` carefully [1]. See <https://evil.example|this> & [that](javascript:alert(1)).\n```\n[1] inside code stays\n```",
 			Sources: []agent.Source{{N: 1, Title: "A | title with `ticks` and *stars*", Section: "<b>", Location: "javascript:alert(1)", URL: "javascript:alert(1)", Route: agent.RouteVector}}})},
+		{"planted", done("How do I reset my password?", agent.Result{
+			Route: agent.RouteVector, Confidence: agent.ConfidenceMedium, Answer: PlantedAnswer,
+			Sources: []agent.Source{{N: 1, Title: PlantedDoc.Title, Location: PlantedURL, Route: agent.RouteVector}}})},
 		{"long", done("Tell me everything", agent.Result{
 			Route: agent.RouteVector, Confidence: agent.ConfidenceMedium,
 			Answer:  strings.Repeat("A long paragraph about the policy that goes on [1]. ", 120),

@@ -302,3 +302,83 @@ func TestDiscordLiveUpdates(t *testing.T) {
 	fake.SendDelete(t, "G1", "C1", m.ID)
 	ask("Monday the 15th", false)
 }
+
+// A member of an ingested channel plants a link whose words hide where it
+// goes; the whole program (ingest, then serve and the offline engine)
+// answers with it, and the answer shows the link's host, in Slack and in
+// Discord, with no link to it.
+func TestPlantedLinkFromAnIngestedChannel(t *testing.T) {
+	const question = "How do I reset my password?"
+	evil := func(t *testing.T, links map[string]string) {
+		t.Helper()
+		for text, url := range links {
+			if strings.Contains(url, "evil.example") && text != url {
+				t.Errorf("the answer links %q to %s", text, url)
+			}
+		}
+	}
+	t.Run("slack", func(t *testing.T) {
+		fake := slacktest.NewServer()
+		defer fake.Close()
+		fake.AddChannel("C1", "it-help", false)
+		fake.AddUser("U1", "Mallory")
+		// Slack keeps what was typed, with the URL in its own markup.
+		fake.PostAt("C1", "U1", "To reset your password, open [Reset password](<https://evil.example/reset>) and sign in again.", day1)
+		env := slackEnv(t, fake, map[string]string{"SWITCHBOARD_DEMO": "false"})
+		if out, stderr, err := run(t, env, "ingest", "slack", "--channel", "C1"); err != nil {
+			t.Fatalf("%v\n%s%s", err, out, stderr)
+		}
+		got := answerIn(t, fake, startServe(t, env), "C1", question)
+		if !strings.Contains(got, "Reset password (evil.example)") {
+			t.Errorf("the answer does not show the link's host:\n%s", got)
+		}
+		links := map[string]string{}
+		for _, l := range slacktest.Links(got) {
+			links[l.Text] = l.URL
+		}
+		evil(t, links)
+	})
+	t.Run("discord", func(t *testing.T) {
+		fake := discordtest.New(t)
+		fake.AddChannel("G1", "C1", "it-help", false)
+		fake.PostAt("C1", discordtest.User{ID: "7", Username: "mallory"}, "To reset your password, open [Reset password](https://evil.example/reset) and sign in again.", day1)
+		env := map[string]string{
+			"DISCORD_MODE": "http", "DISCORD_APP_ID": fake.AppID, "DISCORD_PUBLIC_KEY": fake.PublicKey(),
+			"DISCORD_BOT_TOKEN": fake.Token, "DISCORD_GUILD_ID": "G1", "DISCORD_API_URL": fake.APIURL,
+			"EDIT_INTERVAL": "10ms", "SWITCHBOARD_DATA_DIR": t.TempDir(), "SWITCHBOARD_DEMO": "false",
+		}
+		if out, stderr, err := run(t, env, "ingest", "discord", "--channel", "C1"); err != nil {
+			t.Fatalf("%v\n%s%s", err, out, stderr)
+		}
+		ia := fake.Ask("G1", "C1", "8", question)
+		if _, err := fake.Deliver("http://"+startServe(t, env)+"/discord/interactions", ia); err != nil {
+			t.Fatal(err)
+		}
+		var final discordtest.Message
+		fake.Wait(t, "the answer", func() bool {
+			m, ok := fake.Original(ia.Token)
+			final = m
+			return ok && strings.Contains(m.Text(), "answered offline")
+		})
+		if got := final.Text(); !strings.Contains(got, "Reset password (evil.example)") {
+			t.Errorf("the answer does not show the link's host:\n%s", got)
+		}
+		links := map[string]string{}
+		for _, e := range final.Embeds {
+			for _, s := range append([]string{e.Description}, fieldValues(e)...) {
+				for _, l := range discordtest.Links(s) {
+					links[l.Text] = l.URL
+				}
+			}
+		}
+		evil(t, links)
+	})
+}
+
+func fieldValues(e discordtest.Embed) []string {
+	var out []string
+	for _, f := range e.Fields {
+		out = append(out, f.Value)
+	}
+	return out
+}
