@@ -40,9 +40,8 @@ func TestDownloadHoldsTheFileOnce(t *testing.T) {
 		t.Fatalf("files %+v, %v", files, err)
 	}
 
-	begin := testenv.HeapAllocated()
-	got, err := src.Download(ctx, files[0], 8<<20)
-	allocated := testenv.HeapAllocated() - begin
+	var got []byte
+	allocated := testenv.Allocated(func() { got, err = src.Download(ctx, files[0], 8<<20) })
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("downloaded %d bytes of %d, %v", len(got), len(data), err)
 	}

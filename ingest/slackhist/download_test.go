@@ -41,9 +41,8 @@ func TestDownloadHoldsTheFileOnce(t *testing.T) {
 		t.Fatalf("files %+v, %v", files, err)
 	}
 
-	start := testenv.HeapAllocated()
-	got, err := s.Download(ctx, files[0], 8<<20)
-	allocated := testenv.HeapAllocated() - start
+	var got []byte
+	allocated := testenv.Allocated(func() { got, err = s.Download(ctx, files[0], 8<<20) })
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("downloaded %d bytes of %d, %v", len(got), len(data), err)
 	}
