@@ -23,6 +23,20 @@ import (
 // knowledge, and would cost thousands of embeddings.
 const MaxFileSize = 20 << 20
 
+// MaxFileText is the most text one file may give, in bytes: about 1,500
+// pages of prose. A file with more (a book, a log, a dump) is skipped and
+// reported, not cut short, since half a document would be cited as if it
+// were whole. Splitting, embedding and storing text takes about 16 times
+// its size in memory for a moment, so this also bounds what indexing one
+// file adds to the process: about 70 MB.
+const MaxFileText = 4 << 20
+
+// tooMuchText is the reason a file with more than max bytes of text is
+// skipped.
+func tooMuchText(max int) error {
+	return fmt.Errorf("more than %s of text (the limit is %[1]s); split it into smaller files to ingest it", byteSize(int64(max)))
+}
+
 // sniffSize is how much of a file is checked for binary content.
 const sniffSize = 8 << 10
 
@@ -81,7 +95,7 @@ func Files(ctx context.Context, paths []string, fn func(kb.Document) error) (Rep
 func files(ctx context.Context, paths []string, baseURL string, fn func(kb.Document, *sourceID) error) (Report, error) {
 	cwd, _ := os.Getwd() // without it, reports show absolute paths
 	roots := &sourceRoots{}
-	l := &loader{fsys: osFS{}, display: func(p string) string { return displayPath(cwd, p) }, maxSize: MaxFileSize, baseURL: baseURL,
+	l := &loader{fsys: osFS{}, display: func(p string) string { return displayPath(cwd, p) }, maxSize: MaxFileSize, maxText: MaxFileText, baseURL: baseURL,
 		identify: func(p string) (string, string, *sourceID) {
 			id := roots.identify(p)
 			return id.key(), id.location, &id
@@ -94,7 +108,7 @@ func files(ctx context.Context, paths []string, baseURL string, fn func(kb.Docum
 // prefix joined with the path ("examples/docs/refund-policy.md"), so that
 // documents from different file systems keep apart.
 func FilesFS(ctx context.Context, fsys fs.FS, prefix string, paths []string, fn func(kb.Document) error) (Report, error) {
-	l := &loader{fsys: ioFS{fsys}, display: func(p string) string { return path.Join(prefix, p) }, maxSize: MaxFileSize}
+	l := &loader{fsys: ioFS{fsys}, display: func(p string) string { return path.Join(prefix, p) }, maxSize: MaxFileSize, maxText: MaxFileText}
 	return l.run(ctx, paths, func(d kb.Document, _ *sourceID) error { return fn(d) })
 }
 
@@ -161,6 +175,7 @@ type loader struct {
 	// identity; nil means both are display's.
 	identify func(string) (key, location string, id *sourceID)
 	maxSize  int64           // MaxFileSize; tests lower it
+	maxText  int             // MaxFileText; tests lower it
 	baseURL  string          // links files without a url: of their own; "" for none
 	seen     map[string]bool // keys loaded, so a file named twice is read once
 	rep      Report
@@ -270,30 +285,43 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 		l.skip(p, fmt.Sprintf("too large (%s; the limit is %s)", byteSize(info.Size()), byteSize(l.maxSize)))
 		return nil
 	}
-	data, err := l.read(p)
-	if err != nil {
-		l.fail(p, err)
-		return nil
-	}
-	if int64(len(data)) > l.maxSize { // it grew since Stat
-		l.skip(p, fmt.Sprintf("too large (over %s)", byteSize(l.maxSize)))
-		return nil
-	}
 	var text, title, link string
 	if format == formatPDF {
-		if text, title, err = extractPDFContext(ctx, data); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err() // the run was stopped, not the file bad
-			}
+		// PDFium reads the file itself, the parts it needs as it needs
+		// them: the file is never held whole here.
+		var err error
+		text, title, err = l.pdf(ctx, p)
+		var pe *fs.PathError
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return ctx.Err() // the run was stopped, not the file bad
+		case errors.As(err, &pe):
+			l.fail(p, err)
+			return nil
+		default:
 			l.skip(p, "PDF: "+err.Error())
 			return nil
 		}
 	} else {
+		data, err := l.read(p)
+		if err != nil {
+			l.fail(p, err)
+			return nil
+		}
+		if int64(len(data)) > l.maxSize { // it grew since Stat
+			l.skip(p, fmt.Sprintf("too large (over %s)", byteSize(l.maxSize)))
+			return nil
+		}
 		if reason := binaryReason(data); reason != "" {
 			l.skip(p, reason)
 			return nil
 		}
 		text, title, link = decodeText(data, format)
+		if len(text) > l.maxText {
+			l.skip(p, tooMuchText(l.maxText).Error())
+			return nil
+		}
 	}
 	if strings.TrimSpace(text) == "" {
 		l.skip(p, "no text")
@@ -354,6 +382,45 @@ func (l *loader) relPath(p, root string, id *sourceID) string {
 		return l.fsys.Base(p)
 	}
 	return filepath.ToSlash(rel)
+}
+
+// pdf reads the text of the PDF file p, which PDFium reads through
+// p's ReadAt: a file that cannot be read at random is read whole first.
+// An error opening or reading p is a *fs.PathError.
+func (l *loader) pdf(ctx context.Context, p string) (text, title string, err error) {
+	f, err := l.fsys.Open(p)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	src, size, err := readerAt(f, l.maxSize)
+	if err != nil {
+		return "", "", &fs.PathError{Op: "read", Path: p, Err: err}
+	}
+	if size > l.maxSize { // it grew since Stat
+		return "", "", fmt.Errorf("too large (over %s)", byteSize(l.maxSize))
+	}
+	return extractPDFContext(ctx, src, size, l.maxText)
+}
+
+// readerAt returns f for reading at random and its size, from f itself
+// when it can (a host file, an embedded one), else from its first max+1
+// bytes read into memory.
+func readerAt(f io.Reader, max int64) (io.ReaderAt, int64, error) {
+	if ra, ok := f.(io.ReaderAt); ok {
+		if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok {
+			info, err := st.Stat()
+			if err != nil {
+				return nil, 0, err
+			}
+			return ra, info.Size(), nil
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, 0, err
+	}
+	return bytes.NewReader(data), int64(len(data)), nil
 }
 
 func (l *loader) read(p string) ([]byte, error) {

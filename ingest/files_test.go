@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/switchboard/switchboard/internal/testpdf"
 	"github.com/switchboard/switchboard/kb"
 )
 
@@ -158,32 +159,45 @@ func TestFilesMissingPath(t *testing.T) {
 	}
 }
 
+// Files too large, and files with more text than the cap, are skipped
+// whole and said so, naming the file: half a document is never handed
+// on, whatever its format.
 func TestFilesLimits(t *testing.T) {
 	dir := t.TempDir()
+	line := "Acme Corp supplies Globex with sensors."
 	writeFiles(t, dir, map[string]string{
-		"big.md":   strings.Repeat("x", 2048),
-		"small.md": "# Small",
-		"empty.md": "  \n\n",
+		"big.md":    strings.Repeat("x", 16<<10),
+		"small.md":  "# Small",
+		"empty.md":  "  \n\n",
+		"long.md":   strings.Repeat(line+"\n", 20), // 800 bytes of text
+		"long.pdf":  string(testpdf.New("Long", line, line, line, line, line, line, line, line, line, line, line, line, line, line)),
+		"short.pdf": string(testpdf.New("Short", line)),
 	})
 	t.Chdir(dir)
-	l := &loader{fsys: osFS{}, display: func(p string) string { return displayPath(dir, p) }, maxSize: 1024}
+	l := &loader{fsys: osFS{}, display: func(p string) string { return displayPath(dir, p) }, maxSize: 8 << 10, maxText: 512}
 	var got []string
-	rep, err := l.run(context.Background(), []string{"big.md", "small.md", "small.md", "./small.md", "empty.md"}, func(d kb.Document, _ *sourceID) error {
+	rep, err := l.run(context.Background(), []string{"big.md", "small.md", "small.md", "./small.md", "empty.md", "long.md", "long.pdf", "short.pdf"}, func(d kb.Document, _ *sourceID) error {
 		got = append(got, d.Key)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, []string{"small.md"}) {
-		t.Errorf("loaded %v, want small.md once", got)
+	if !reflect.DeepEqual(got, []string{"small.md", "short.pdf"}) {
+		t.Errorf("loaded %v, want small.md once and short.pdf", got)
 	}
+	tooMuch := "more than 512 bytes of text (the limit is 512 bytes); split it into smaller files to ingest it"
 	want := []Skip{
-		{Path: "big.md", Reason: "too large (2 kB; the limit is 1 kB)"},
+		{Path: "big.md", Reason: "too large (16 kB; the limit is 8 kB)"},
 		{Path: "empty.md", Reason: "no text"},
+		{Path: "long.md", Reason: tooMuch},
+		{Path: "long.pdf", Reason: "PDF: " + tooMuch},
 	}
 	if !reflect.DeepEqual(rep.Skipped, want) {
 		t.Errorf("Skipped = %+v, want %+v", rep.Skipped, want)
+	}
+	if rep.String() == "" || !strings.Contains(rep.String(), "long.pdf: PDF: more than 512 bytes of text") {
+		t.Errorf("the report does not name the file and the cap:\n%s", rep)
 	}
 }
 

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -42,16 +43,18 @@ func FileFormat(name, mimeType string) (string, bool) {
 // the file carries one (front matter, <title>, PDF information, a first
 // heading). The format comes from FileFormat. It returns an error wrapping
 // ErrUnsupported for other files, and an error saying why for binary,
-// non-UTF-8 or empty text files and for unreadable PDFs. It never panics.
-// A PDF's read is bounded in time and memory and stops when ctx ends,
-// returning ctx's error (see extractPDFContext).
+// non-UTF-8 or empty text files, for unreadable PDFs and for files of
+// more than MaxFileText bytes of text. It never panics. A PDF's read is
+// bounded in time and memory and stops when ctx ends, returning ctx's
+// error (see extractPDFContext); PDFium reads data where it is, without
+// a copy.
 func FileText(ctx context.Context, name, mimeType string, data []byte) (text, title string, err error) {
 	format, ok := FileFormat(name, mimeType)
 	if !ok {
 		return "", "", fmt.Errorf("%s: %w", name, ErrUnsupported)
 	}
 	if format == formatPDF {
-		text, title, err = extractPDFContext(ctx, data)
+		text, title, err = extractPDFContext(ctx, bytes.NewReader(data), int64(len(data)), MaxFileText)
 		if err != nil {
 			return "", "", err
 		}
@@ -60,6 +63,9 @@ func FileText(ctx context.Context, name, mimeType string, data []byte) (text, ti
 			return "", "", errors.New(reason)
 		}
 		text, title, _ = decodeText(data, format) // a chat file's link is its message's
+		if len(text) > MaxFileText {
+			return "", "", tooMuchText(MaxFileText)
+		}
 	}
 	if strings.TrimSpace(text) == "" {
 		return "", "", errors.New("no text")

@@ -29,31 +29,42 @@ const formatPDF = "pdf"
 // Bounds of PDF extraction. A PDF's text is a small part of its bytes, and
 // a document with thousands of pages is a book or a scan, not knowledge.
 // Every read is bounded in time (pdfTimeout, and the caller's context),
-// in memory (pdfMemoryMB of WebAssembly memory per reader, pdfReaders
-// readers at once) and in output (maxPDFPages, maxPDFText).
+// in memory (pdfMemoryMB of WebAssembly memory, one reader at a time) and
+// in output (maxPDFPages, and the caller's cap on the text).
 const (
 	maxPDFPages = 2000
-	maxPDFText  = 4 << 20 // bytes of text kept
 	// pdfTimeout is the most one file may take. Real documents take about
 	// a second per hundred pages; a file that needs a minute is hostile or
 	// broken, and reading it on would stall the run.
 	pdfTimeout = time.Minute
-	// pdfMemoryMB is the memory one reader may use: the file itself (at
-	// most 20 MB), its parsed objects and one page at a time. A file that
-	// needs more (an inflation bomb) fails with an out-of-memory trap.
+	// pdfMemoryMB is the memory the reader may use: the file's parsed
+	// objects, one page at a time, and what PDFium reads of the file (it
+	// reads the file through a callback, in pieces, not whole). A file
+	// that needs more (an inflation bomb, a page of millions of glyphs)
+	// fails with an out-of-memory trap. The memory is mapped outside Go's
+	// heap and given back when the read ends (pdfMemory), so this is also
+	// the most a read adds to the process, besides the text it returns.
 	pdfMemoryMB = 256
-	// pdfReaders is how many PDFs are read at once; more wait their turn.
-	// One reader at its memory limit holds about three times pdfMemoryMB
-	// (the memory grows by copying, and the garbage collector lags).
-	pdfReaders = 1
 )
+
+// pdfTurn is held by the one PDF being read; other reads wait for it, so
+// that the process holds one reader's memory at most, and so that the
+// memory a killed reader left can be freed once its read is over.
+var pdfTurn = make(chan struct{}, 1)
+
+// readerMemory gives the readers their memory (see pdfMemory).
+var readerMemory pdfMemory
 
 // errNoPDFText means a PDF has no extractable text: scanned pages,
 // images only, or text in fonts without a Unicode mapping.
 var errNoPDFText = errors.New("no extractable text (scanned or image-only PDF?)")
 
-// extractPDFContext returns the text of a PDF, page by page in reading
-// order, and its title (from the document information, if any).
+// extractPDFContext returns the text of the PDF of size bytes that src
+// holds, page by page in reading order, and its title (from the document
+// information, if any). A PDF with more than maxText bytes of text is an
+// error (see tooMuchText): no text is returned, and reading stops at the
+// page that passes the cap, so that no more than about maxText bytes of
+// text are ever held.
 //
 // It uses PDFium, Chrome's PDF engine, compiled to WebAssembly
 // (github.com/klippa-app/go-pdfium) and run by the pure-Go runtime
@@ -63,24 +74,38 @@ var errNoPDFText = errors.New("no extractable text (scanned or image-only PDF?)"
 // cannot do here: OCR (scanned pages have no text) and password-protected
 // files.
 //
-// The reader runs in a sandbox: it sees no files, its memory is capped at
+// The reader runs in a sandbox: it sees no files (it asks for the parts
+// of src it needs, which is never copied whole), its memory is capped at
 // pdfMemoryMB, and when ctx ends or pdfTimeout passes its instance is
 // closed, which stops the WebAssembly code where it is; nothing is left
 // running. A malformed file is an error, never a panic or a hang.
-func extractPDFContext(ctx context.Context, data []byte) (text, title string, err error) {
+func extractPDFContext(ctx context.Context, src io.ReaderAt, size int64, maxText int) (text, title string, err error) {
 	defer func() {
 		if p := recover(); p != nil { // go-pdfium recovers its own; this is a last guard
 			text, title, err = "", "", fmt.Errorf("malformed PDF: %v", p)
 		}
 	}()
-	if !bytes.Contains(data[:min(len(data), 1024)], []byte("%PDF-")) {
+	head := make([]byte, min(size, 1024))
+	if _, err := src.ReadAt(head, 0); err != nil && err != io.EOF {
+		return "", "", err
+	}
+	if !bytes.Contains(head, []byte("%PDF-")) {
 		return "", "", errors.New("not a PDF file (no %PDF header)")
 	}
 	pool, err := pdfiumPool()
 	if err != nil {
 		return "", "", fmt.Errorf("PDF reader unavailable: %w", err)
 	}
-	inst, err := pool.GetInstanceWithContext(ctx) // waits while pdfReaders files are being read
+	select {
+	case pdfTurn <- struct{}{}:
+	case <-ctx.Done():
+		return "", "", ctx.Err()
+	}
+	defer func() { <-pdfTurn }()
+	// Once this read is over no reader's code runs, and its memory goes
+	// back (see pdfMemory), before the next read may start.
+	defer readerMemory.release()
+	inst, err := pool.GetInstanceWithContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", "", ctx.Err()
@@ -97,7 +122,7 @@ func extractPDFContext(ctx context.Context, data []byte) (text, title string, er
 			inst.Close()
 		}
 	}()
-	text, title, err = readPDF(inst, data)
+	text, title, err = readPDF(inst, io.NewSectionReader(src, 0, size), size, maxText)
 	if readCtx.Err() != nil {
 		// Whatever the failed call said, the cause is the deadline.
 		if ctx.Err() != nil {
@@ -109,8 +134,8 @@ func extractPDFContext(ctx context.Context, data []byte) (text, title string, er
 		return "", "", err
 	}
 	text = strings.TrimSpace(strings.ToValidUTF8(text, "\uFFFD"))
-	if len(text) > maxPDFText {
-		text = trimPartialString(text[:maxPDFText])
+	if len(text) > maxText {
+		return "", "", tooMuchText(maxText)
 	}
 	if !hasLetters(text) {
 		return "", "", errNoPDFText
@@ -120,9 +145,10 @@ func extractPDFContext(ctx context.Context, data []byte) (text, title string, er
 
 // readPDF reads the document's title and its pages' text with one
 // instance. A page PDFium cannot load contributes nothing; any other
-// failure (a trap: out of memory, a closed instance) ends the read.
-func readPDF(inst pdfium.Pdfium, data []byte) (text, title string, err error) {
-	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+// failure (a trap: out of memory, a closed instance) ends the read, and
+// so does text past maxText.
+func readPDF(inst pdfium.Pdfium, file io.ReadSeeker, size int64, maxText int) (text, title string, err error) {
+	doc, err := inst.OpenDocument(&requests.OpenDocument{FileReader: file, FileReaderSize: size})
 	if err != nil {
 		return "", "", pdfError(err)
 	}
@@ -138,9 +164,9 @@ func readPDF(inst pdfium.Pdfium, data []byte) (text, title string, err error) {
 		return "", "", fmt.Errorf("too many pages (%d; the limit is %d)", count.PageCount, maxPDFPages)
 	}
 	var b strings.Builder
-	loaded := 0
-	for i := 0; i < count.PageCount && b.Len() < maxPDFText; i++ {
-		page, err := pageText(inst, doc.Document, i, maxPDFText-b.Len())
+	loaded, chars := 0, 0
+	for i := 0; i < count.PageCount; i++ {
+		page, n, err := pageText(inst, doc.Document, i, maxText-chars)
 		if errors.Is(err, pdfiumerr.ErrPage) {
 			continue
 		}
@@ -148,6 +174,9 @@ func readPDF(inst pdfium.Pdfium, data []byte) (text, title string, err error) {
 			return "", "", pdfError(err)
 		}
 		loaded++
+		if chars += n; chars > maxText {
+			return "", "", tooMuchText(maxText)
+		}
 		if page == "" {
 			continue
 		}
@@ -155,6 +184,9 @@ func readPDF(inst pdfium.Pdfium, data []byte) (text, title string, err error) {
 			b.WriteString("\n\n")
 		}
 		b.WriteString(page)
+		if b.Len() > maxText {
+			return "", "", tooMuchText(maxText)
+		}
 	}
 	if loaded == 0 {
 		// PDFium drops page-tree nodes that loop or nest too deep, so a
@@ -164,27 +196,30 @@ func readPDF(inst pdfium.Pdfium, data []byte) (text, title string, err error) {
 	return b.String(), title, nil
 }
 
-// pageText is the text of page i (from 0), at most limit characters,
-// as PDFium lays it out: lines in reading order, spaces where the gaps
-// between glyphs are.
-func pageText(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i, limit int) (string, error) {
+// pageText is the text of page i (from 0) as PDFium lays it out: lines
+// in reading order, spaces where the gaps between glyphs are; and how many
+// characters PDFium counted on the page. The text of a page of more than
+// limit characters is not copied out of the sandbox (it is ""), so that a
+// page of millions of glyphs never reaches our memory.
+func pageText(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i, limit int) (string, int, error) {
 	page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
 	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
 	n, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil || n.Count <= 0 {
-		return "", err
+		return "", 0, err
 	}
-	// The text is copied out of the sandbox once; cap it so a page of
-	// millions of glyphs cannot make us allocate more than the budget.
-	t, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, Count: min(n.Count, limit)})
+	if n.Count > limit {
+		return "", n.Count, nil
+	}
+	t, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, Count: n.Count})
 	if err != nil {
-		return "", err
+		return "", n.Count, err
 	}
-	return normalizeLines(pdfiumText.Replace(t.Text)), nil
+	return normalizeLines(pdfiumText.Replace(t.Text)), n.Count, nil
 }
 
 // pdfiumText turns PDFium's text into ours: its line ends are CR LF, and
@@ -244,11 +279,14 @@ func newPDFiumPool(cache wazero.CompilationCache) (pdfium.Pool, error) {
 		rc = rc.WithCompilationCache(cache)
 	}
 	return webassembly.Init(webassembly.Config{
+		// Readers are instantiated with this context, which gives them
+		// their memory from readerMemory.
+		Context:       experimental.WithMemoryAllocator(context.Background(), &readerMemory),
 		MinIdle:       0,
 		MaxIdle:       1,
-		MaxTotal:      pdfReaders,
+		MaxTotal:      1, // see pdfTurn
 		RuntimeConfig: rc,
-		FSConfig:      wazero.NewFSConfig(), // no files: PDFs are passed as bytes
+		FSConfig:      wazero.NewFSConfig(), // no files: PDFs are read through a callback
 		Stdout:        io.Discard,
 		Stderr:        io.Discard,
 	})
@@ -290,6 +328,3 @@ func cleanPDFString(s string) string {
 func hasLetters(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
-
-// trimPartialString drops an incomplete UTF-8 sequence at the end of s.
-func trimPartialString(s string) string { return string(trimPartialRune([]byte(s))) }

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard/switchboard/internal/testenv"
 	"github.com/switchboard/switchboard/internal/testpdf"
+	"github.com/switchboard/switchboard/kb"
 )
 
 func TestExtractPDF(t *testing.T) {
@@ -101,7 +103,7 @@ func TestExtractPDFMalformed(t *testing.T) {
 				t.Fatalf("no expectation for %s (%s): text %q, err %v", c.Name, c.Why, text, err)
 			case isErr && (err == nil || !strings.Contains(err.Error(), reason)):
 				t.Errorf("%s: err = %v, text %q; want an error saying %q", c.Why, err, text, reason)
-			case !isErr && (err != nil || !strings.Contains(text, w) || len(text) > maxPDFText):
+			case !isErr && (err != nil || !strings.Contains(text, w) || len(text) > MaxFileText):
 				t.Errorf("%s: = %q, %v; want text with %q", c.Why, text, err, w)
 			}
 		})
@@ -145,26 +147,31 @@ func TestExtractPDFStopsWhenContextEnds(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(200*time.Millisecond, cancel)
-		if _, _, err := extractPDFContext(ctx, slow); !errors.Is(err, context.Canceled) {
+		if _, _, err := extractPDFContext(ctx, bytes.NewReader(slow), int64(len(slow)), MaxFileText); !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
 	})
 	t.Run("deadline", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		if _, _, err := extractPDFContext(ctx, slow); !errors.Is(err, context.DeadlineExceeded) {
+		if _, _, err := extractPDFContext(ctx, bytes.NewReader(slow), int64(len(slow)), MaxFileText); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("err = %v, want context.DeadlineExceeded", err)
 		}
 	})
 	t.Run("already cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, _, err := extractPDFContext(ctx, testpdf.New("T", "Hello")); !errors.Is(err, context.Canceled) {
+		if _, _, err := extractPDFData(ctx, testpdf.New("T", "Hello")); !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
 	})
 	if text, _, err := extractPDF(testpdf.New("T", "Still reading")); err != nil || text != "Still reading" {
 		t.Errorf("after a stopped read: %q, %v", text, err)
+	}
+	// The stopped readers' memory went back too, whether wazero freed it
+	// or the read did after the reader was killed.
+	if n := readerMemory.held(); n != 0 {
+		t.Errorf("%s of reader memory still held", byteSize(int64(n)))
 	}
 }
 
@@ -191,6 +198,42 @@ func TestFilesSkipsMalformedPDF(t *testing.T) {
 		if !strings.HasPrefix(s.Reason, "PDF: ") || len(s.Reason) < len("PDF: ")+10 {
 			t.Errorf("%s: reason %q", s.Path, s.Reason)
 		}
+	}
+}
+
+// A page of millions of text operators (a 19 MB file, as reported in
+// issue 21) makes PDFium use all the memory a reader has and stop. That
+// memory is the reader's own, outside Go's heap, and goes back when the
+// read ends; and the file is read where it lies, a part at a time, never
+// copied whole. So loading it allocates next to nothing on Go's heap:
+// before, the reader's memory was a Go slice grown by copying and the
+// file was read whole, about a gigabyte in all, and the process peaked
+// at 0.8-1.1 GB. (Peak RSS is measured by BenchmarkFileMemory in cmd/bot.)
+func TestFilesHostilePDFStaysInItsReader(t *testing.T) {
+	if _, err := pdfiumPool(); err != nil { // its compilation is the process's, not the file's
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"docs/ops.pdf":  string(testpdf.Operators(19 << 20)),
+		"docs/good.pdf": string(testpdf.New("Good", "Acme Corp supplies Globex.")),
+	})
+	var docs map[string]kb.Document
+	var rep Report
+	allocated := testenv.Allocated(func() { docs, rep = collect(t, dir, "docs") })
+	if _, ok := docs["docs/good.pdf"]; !ok || len(docs) != 1 {
+		t.Errorf("loaded %v; want good.pdf", keys(docs))
+	}
+	if len(rep.Skipped) != 1 || rep.Skipped[0].Path != "docs/ops.pdf" || !strings.Contains(rep.Skipped[0].Reason, "out of memory at 256 MB") {
+		t.Errorf("skipped %+v; want docs/ops.pdf, out of memory", rep.Skipped)
+	}
+	// The text and the bookkeeping of two small files, with room to
+	// spare; the file alone is 19 MB.
+	if allocated > 8<<20 {
+		t.Errorf("loading the files allocated %s on Go's heap; want under 8 MB", byteSize(int64(allocated)))
+	}
+	if n := readerMemory.held(); n != 0 {
+		t.Errorf("%s of reader memory still held after the reads", byteSize(int64(n)))
 	}
 }
 
@@ -225,12 +268,22 @@ func FuzzExtractPDF(f *testing.F) {
 		// the whole pdfTimeout); a deadline ends them as it would in use.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		text, _, err := extractPDFContext(ctx, data) // must not panic, hang or exhaust memory
+		// Half the inputs get a cap of a few words, so that the cap's own
+		// path (a page over it, the pages adding up past it) is fuzzed too.
+		maxText := MaxFileText
+		if len(data)%2 == 1 {
+			maxText = 64
+		}
+		// It must not panic, hang or exhaust memory, nor leave any.
+		text, _, err := extractPDFContext(ctx, bytes.NewReader(data), int64(len(data)), maxText)
 		if err == nil && strings.TrimSpace(text) == "" {
 			t.Error("no error and no text")
 		}
-		if len(text) > maxPDFText {
-			t.Errorf("%d bytes of text; the limit is %d", len(text), maxPDFText)
+		if len(text) > maxText {
+			t.Errorf("%d bytes of text; the limit is %d", len(text), maxText)
+		}
+		if n := readerMemory.held(); n != 0 {
+			t.Errorf("%d bytes of reader memory held after the read", n)
 		}
 	})
 }
@@ -284,5 +337,10 @@ func TestFileText(t *testing.T) {
 // extractPDF reads a PDF with no context of its own: only its time limit
 // bounds it.
 func extractPDF(data []byte) (text, title string, err error) {
-	return extractPDFContext(context.Background(), data)
+	return extractPDFData(context.Background(), data)
+}
+
+// extractPDFData reads a PDF held in memory, with the usual cap on text.
+func extractPDFData(ctx context.Context, data []byte) (text, title string, err error) {
+	return extractPDFContext(ctx, bytes.NewReader(data), int64(len(data)), MaxFileText)
 }

@@ -223,6 +223,13 @@ func (s *Service) Apply(ctx context.Context, platform, workspace string, c Chang
 		s.cfg.Log.Debug("applied a message change", "platform", platform, "channel", c.Channel, "message", c.Message,
 			"added", rep.Added, "updated", rep.Updated, "deleted", rep.Deleted)
 	}
+	if applied && (len(rep.Skipped) > 0 || len(rep.Errors) > 0) {
+		// Nobody asked for a live update, so its report is read by no one:
+		// the files it could not index (too large, too much text, a hostile
+		// PDF) are said here, by name and with the reason.
+		s.cfg.Log.Warn("files of a message change were not indexed", "platform", platform, "channel", c.Channel,
+			"message", c.Message, "skipped", rep.Skipped, "errors", rep.Err())
+	}
 	return err
 }
 

@@ -1,9 +1,11 @@
 package chat_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -365,5 +367,50 @@ func TestServiceApply(t *testing.T) {
 	var pe *panics.Error
 	if err := s.Apply(ctx, "discord", "G1", chat.Change{Channel: "C1", Message: "5", Time: at}); !errors.As(err, &pe) {
 		t.Errorf("a panicking update: %v, want a *panics.Error", err)
+	}
+}
+
+// fileSource is a memSource whose files hold data.
+type fileSource struct {
+	*memSource
+	data []byte
+}
+
+func (s fileSource) Download(context.Context, chat.File, int64) ([]byte, error) { return s.data, nil }
+
+// A file attached to a message posted in an ingested channel that cannot
+// be indexed (here: more text than a file may give) is named in the log
+// with the reason: a live update has no one else to tell, and before
+// nothing was said.
+func TestServiceApplyLogsFilesNotIndexed(t *testing.T) {
+	ctx := context.Background()
+	b := sqliteBackend(t)
+	src := threeDays()
+	in := ingesterOn(b, fileSource{memSource: src, data: bytes.Repeat([]byte("Acme Corp supplies Globex.\n"), ingest.MaxFileText/27+1)})
+	var logged bytes.Buffer
+	s := chat.NewService(ctx, chat.ServiceConfig{
+		Ingester: func(string) (*chat.Ingester, error) { return in, nil },
+		Log:      slog.New(slog.NewTextHandler(&logged, nil)),
+	})
+	defer s.Close()
+	if _, err := in.Ingest(ctx, "C1", chat.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	at := svcNow.Add(-time.Hour)
+	src.msgs = append(src.msgs, chat.Message{ID: "4", Author: "bob", Text: "the supplier list", Time: at, Permalink: "https://x/p4",
+		Files: []chat.File{{ID: "F1", Name: "suppliers.txt", MIME: "text/plain", URL: "https://x/f1"}}})
+	if err := s.Apply(ctx, "slack", "T1", chat.Change{Channel: "C1", Message: "4", Time: at}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"level=WARN", "suppliers.txt (in https://x/p4): more than 4 MB of text (the limit is 4 MB)"} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, logged.String())
+		}
+	}
+	chunks, _ := b.chunks(t)
+	for key := range chunks {
+		if strings.Contains(key, "F1") {
+			t.Errorf("the file was stored (%s)", key)
+		}
 	}
 }

@@ -8,6 +8,7 @@
 package discordhist
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -426,10 +427,17 @@ func (s *Source) Download(ctx context.Context, f chat.File, max int64) ([]byte, 
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("discordhist: download %s: %s", f.Name, resp.Status)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
-	if err != nil {
+	// Discord gave its size: the file is held once, not in a slice grown
+	// by copying (up to three times the file in all); MinRead is the room
+	// ReadFrom wants to see the end.
+	var buf bytes.Buffer
+	if f.Size > 0 && f.Size <= max {
+		buf.Grow(int(f.Size) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, max+1)); err != nil {
 		return nil, fmt.Errorf("discordhist: download %s: %w", f.Name, err)
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > max {
 		return nil, fmt.Errorf("discordhist: download %s: larger than %d bytes", f.Name, max)
 	}

@@ -428,6 +428,12 @@ func (s *Source) Download(ctx context.Context, f chat.File, max int64) ([]byte, 
 	var buf []byte
 	err := s.retry(ctx, "files download", func() error {
 		w := &capped{max: max}
+		if f.Size > 0 && f.Size <= max {
+			// Slack gave its size: the file is held once, not in a slice
+			// grown by copying, which holds two and leaves the rest for
+			// the collector (up to three times the file in all).
+			w.buf = make([]byte, 0, f.Size)
+		}
 		err := s.api.GetFileContext(ctx, f.URL, w)
 		buf = w.buf
 		return err

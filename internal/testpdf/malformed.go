@@ -394,3 +394,27 @@ func Slow() []byte {
 	}
 	return w.end(w.table("/Root 1 0 R"))
 }
+
+// Operators returns a one-page PDF of about size bytes whose content
+// stream, stored uncompressed, is millions of short text-showing
+// operators: a word, a move to the next line, another word. The file is
+// valid and its text is real words, but laying out that many glyphs takes
+// a reader far more memory than the file's size (several hundred bytes
+// per glyph in PDFium), so a bounded reader stops with out of memory.
+func Operators(size int) []byte {
+	words := []string{"Acme", "supplies", "Globex", "with", "sensors", "and", "renews", "in", "June"}
+	var s bytes.Buffer
+	s.Grow(size + 64)
+	s.WriteString("BT /F1 9 Tf 36 756 Td 10 TL\n")
+	for i := 0; s.Len() < size; i++ {
+		fmt.Fprintf(&s, "(%s) Tj T*\n", words[i%len(words)])
+	}
+	s.WriteString("ET")
+	w := newWriter()
+	w.obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+	w.obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+	w.obj(3, page(2, 4, 5))
+	w.obj(4, content(s.String()))
+	w.obj(5, helvetica)
+	return w.end(w.table("/Root 1 0 R"))
+}
