@@ -14,7 +14,6 @@ import (
 type purse struct {
 	mu      sync.Mutex
 	left    int
-	most    int // the most tokens held and used at once
 	refused int
 }
 

@@ -39,9 +39,10 @@ func askOnce(t *testing.T, e *env) string {
 	t.Helper()
 	ev := e.fake.Mention("C1", "U1", "What is our refund policy?")
 	e.fake.PostEvent(e.h, "", ev, nil)
-	msgs := e.final("C1", ev.TS, 1)
+	e.final("C1", ev.TS, 1)
 	e.quiet()
-	if msgs = e.fake.Messages("C1", ev.TS); len(msgs) != 1 {
+	msgs := e.fake.Messages("C1", ev.TS)
+	if len(msgs) != 1 {
 		t.Fatalf("%d messages in the thread, want the one message edited to the final answer", len(msgs))
 	}
 	c := msgs[0].Content()
