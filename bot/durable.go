@@ -125,6 +125,12 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 		d.local.forget(keys...) // a platform's retry is taken afresh
 		d.refused(in, ErrBusy)
 		return ErrBusy
+	case err != nil && ctx.Err() != nil:
+		// The platform gave up on the delivery before it was
+		// acknowledged: it delivers it again, here or elsewhere.
+		d.local.forget(keys...)
+		d.log.Warn("could not store a question the platform gave up on; left to its redelivery", "question", id, "err", err)
+		return fmt.Errorf("bot: store the question: %w", err)
 	case err != nil:
 		d.log.Error("could not store a question; keeping it here until the store is back", "question", id, "err", err)
 		posting = true

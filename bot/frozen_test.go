@@ -320,3 +320,31 @@ func TestQueuedQuestionsAnsweredInTheOrderAsked(t *testing.T) {
 		t.Errorf("answered %q, want q1 q2 q3", got)
 	}
 }
+
+// A delivery the platform gave up on before it was acknowledged (its
+// request ended: this replica was frozen) is not held when the store
+// cannot take it: the platform delivers it again, maybe to another
+// replica, and a question held here as well would be answered twice.
+func TestQuestionThePlatformGaveUpOnIsNotHeld(t *testing.T) {
+	dbURL, proxy := postgresBehind(t)
+	store := postgres.NewQuestions(openDB(t, dbURL))
+	c := &chat{all: map[string]*recorder{}}
+	d := start(t, Config{Agent: echo(), Questions: store, Poll: time.Millisecond})
+	d.Resume("test", c.resume)
+
+	proxy.SetDown(true)
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := d.Submit(gone, msg("t1", "refunds?"), c.replier("q1")); err == nil {
+		t.Fatal("Submit took a question it could not store, of a delivery the platform gave up on")
+	}
+	if err := d.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := c.replier("q1")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.started != 0 || len(r.finished) != 0 {
+		t.Errorf("the thread shows %d placeholders, %d answers; want nothing, the platform's redelivery answers", r.started, len(r.finished))
+	}
+}

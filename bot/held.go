@@ -15,7 +15,7 @@ import (
 // private "please ask again" leaves the thread with nothing (issue 21).
 // It is held here and stored as soon as the store is back, then answered
 // as any stored question. When the store failed only for a moment, nothing
-// shows: the placeholder goes out once the question is stored, as always.
+// shows until the answer, which comes as a message of its own.
 // When it stays down, the placeholder goes out at the second failed try
 // and says so; when it stays down for the answer timeout, the placeholder
 // ends saying that too. A replica that dies meanwhile loses what it held,
@@ -82,8 +82,12 @@ func (d *Dispatcher) hold(base context.Context, in Incoming, r Replier, ad Addre
 		v.Done = true
 		switch {
 		case err == nil:
+			// Stored, but perhaps long ago: a try that timed out may have
+			// stored it, and another replica may have taken it since,
+			// a lease after it was stored. A placeholder posted now could
+			// be left behind, so none is: the answer comes as a message
+			// of its own (Replier.Finish).
 			log.Info("the question held is stored")
-			post(View{AnswerID: job.ID, Question: in.Text, Progress: ThinkingLine})
 			if addr, aerr := ad.Address(); aerr == nil {
 				job.Address = addr
 			}

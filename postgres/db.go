@@ -63,6 +63,9 @@ const (
 	DefaultConnectTimeout   = 5 * time.Second
 	DefaultStatementTimeout = 30 * time.Second
 	DefaultEfSearch         = 100
+	// idleInTransaction bounds how long a transaction may wait on its
+	// client between statements.
+	idleInTransaction = 10 * time.Second
 )
 
 // DB is a pool of connections to one PostgreSQL database (and, through the
@@ -114,6 +117,12 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	cfg.ConnConfig.ConnectTimeout = opts.ConnectTimeout
 	if _, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !ok {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = fmt.Sprint(opts.StatementTimeout.Milliseconds())
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !ok {
+		// A replica frozen or cut off inside a transaction (a claim holds
+		// row and advisory locks) would hold its locks until it came
+		// back; the server ends such a transaction instead.
+		cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(idleInTransaction.Milliseconds())
 	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "switchboard"

@@ -100,7 +100,8 @@ func (q *Questions) Placed(ctx context.Context, id string, address []byte, place
 // head alone does not see. So a claim picks a candidate, then takes a
 // transaction lock on its thread (claimThreadLock, hashtext(thread)) and
 // checks again with a snapshot taken after the lock: claims of one thread
-// are serialised, and each sees the claims committed before it.
+// are serialised, and each sees the claims committed before it. A thread
+// whose lock another claim holds is passed over for now.
 const (
 	claimThreadLock = 0x53575154 // "SWQT": the first key of a thread's claim lock
 	claimPicks      = 3          // candidates tried by one Claim before it reports none
@@ -120,7 +121,7 @@ const pickSQL = `WITH clock AS (
 	ORDER BY thread, coalesce(asked, created), seq
 )
 SELECT q.id, q.thread FROM questions q JOIN head USING (id), clock
-WHERE q.platform = ANY ($1) AND (q.state = 'queued'
+WHERE q.platform = ANY ($1) AND NOT (q.thread = ANY ($4::text[])) AND (q.state = 'queued'
 	OR (q.state = 'posting' AND q.created < clock.now - $3::interval)
 	OR (q.state = 'running' AND q.lease_until < clock.now))
 ORDER BY coalesce(q.asked, q.created), q.seq
@@ -148,6 +149,7 @@ RETURNING q.id, q.thread, q.platform, q.question, q.address, q.placed, q.attempt
 
 // Claim implements questions.Store.
 func (q *Questions) Claim(ctx context.Context, owner string, platforms []string, lease time.Duration) (questions.Job, bool, error) {
+	busy := []string{} // threads whose claim lock another claim holds (not nil: NULL matches nothing)
 	for range claimPicks {
 		var (
 			j       questions.Job
@@ -156,7 +158,7 @@ func (q *Questions) Claim(ctx context.Context, owner string, platforms []string,
 		err := q.db.withTx(ctx, func(tx pgx.Tx) error {
 			now := q.stamp()
 			var id, thread string
-			err := tx.QueryRow(ctx, pickSQL, platforms, now, lease).Scan(&id, &thread)
+			err := tx.QueryRow(ctx, pickSQL, platforms, now, lease, busy).Scan(&id, &thread)
 			if errors.Is(err, pgx.ErrNoRows) {
 				claimed = false
 				return nil
@@ -164,10 +166,17 @@ func (q *Questions) Claim(ctx context.Context, owner string, platforms []string,
 			if err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, claimThreadLock, thread); err != nil {
+			// Tried, not waited for: a replica frozen inside its claim
+			// (SIGSTOP) holds the lock until the server ends its
+			// transaction, and must not hold up every other replica's.
+			var locked, head bool
+			if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, hashtext($2))`, claimThreadLock, thread).Scan(&locked); err != nil {
 				return err
 			}
-			var head bool
+			if !locked {
+				busy = append(busy, thread)
+				return errPickAgain
+			}
 			if err := tx.QueryRow(ctx, headSQL, thread, id, now).Scan(&head); err != nil {
 				return err
 			}

@@ -131,6 +131,42 @@ func TestQuestionsClaimedInTheOrderAsked(t *testing.T) {
 	}
 }
 
+// A replica frozen inside a claim (it holds its thread's claim lock in an
+// open transaction) holds up no other replica: their claims pass that
+// thread over and take the others'.
+func TestQuestionsClaimNotHeldUpByAFrozenClaim(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	q, _ := openQuestions(t)
+	enqueue(t, q, "a1", "A")
+	enqueue(t, q, "b1", "B")
+	tx, err := q.db.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext('A'))`, claimThreadLock); err != nil {
+		t.Fatal(err)
+	}
+	// A deadline far beyond what a claim takes: a guard against a
+	// claim that waits for the frozen one, not a timing.
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var got []string
+	for range 3 {
+		j, ok, err := q.Claim(cctx, "r2", []string{"slack"}, 30*time.Second)
+		if err != nil {
+			t.Fatalf("claim while thread A's lock is held: %v", err)
+		}
+		if ok {
+			got = append(got, j.ID)
+		}
+	}
+	if fmt.Sprint(got) != "[b1]" {
+		t.Errorf("claimed %v while thread A's claim lock is held; want only b1", got)
+	}
+}
+
 // A question whose placeholder is still being posted waits; after a
 // lease, a replica that died posting it leaves it to the others.
 func TestQuestionsWaitForThePlaceholder(t *testing.T) {

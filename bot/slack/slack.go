@@ -240,10 +240,25 @@ const ackWithin = 2 * time.Second
 // its question is taken (stored, with a question store, so that a process
 // that dies before then leaves the event to Slack's retry), or after
 // ackWithin, whichever comes first.
-func (a *Adapter) takeThenAck(handle func(context.Context), ack func()) {
-	taken := make(chan struct{})
+//
+// A delivery Slack gave up on before it was acknowledged (delivery ends
+// first: this replica was frozen, or too slow) is Slack's to deliver
+// again, to this replica or another: the handling's context is cancelled,
+// so that a question the store could not take is not held here as well
+// (the dispatcher holds only what was acknowledged).
+func (a *Adapter) takeThenAck(delivery context.Context, handle func(context.Context), ack func()) {
+	taken, abandoned := make(chan struct{}), make(chan struct{})
 	a.background(func(ctx context.Context) {
 		defer close(taken)
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel() // ends the watch below
+		go func() {
+			select {
+			case <-abandoned:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 		handle(ctx)
 	})
 	t := time.NewTimer(ackWithin)
@@ -251,6 +266,11 @@ func (a *Adapter) takeThenAck(handle func(context.Context), ack func()) {
 	select {
 	case <-taken:
 	case <-t.C:
+	case <-delivery.Done():
+	}
+	if delivery.Err() != nil {
+		close(abandoned)
+		return
 	}
 	ack()
 }

@@ -78,7 +78,7 @@ func (a *Adapter) onSocketEvent(ctx context.Context, client *socketmode.Client, 
 		// wait is another goroutine's, so that the next envelope is read
 		// meanwhile.
 		a.background(func(context.Context) {
-			a.takeThenAck(func(ctx context.Context) { a.onEvent(ctx, payload) }, ack)
+			a.takeThenAck(context.Background(), func(ctx context.Context) { a.onEvent(ctx, payload) }, ack) // acked on the socket: never abandoned
 		})
 		return
 	}
