@@ -19,7 +19,7 @@ import (
 // shows the values in effect.
 type Config struct {
 	DataDir string `env:"SWITCHBOARD_DATA_DIR" help:"Folder of the embedded SQLite store (default: the user's data dir, e.g. ~/.local/share/switchboard)"`
-	Demo    bool   `env:"SWITCHBOARD_DEMO" default:"true" help:"Let ask, chat and serve load the bundled demo knowledge base into an empty embedded store, marked as the demo; ingest never loads it, and your first ingest or graph import removes it before storing yours, so it is never mixed with your documents"`
+	Demo    string `env:"SWITCHBOARD_DEMO" default:"auto" help:"The bundled demo knowledge base (Brightline Labs, a fictional company): auto lets ask and chat load it into an empty embedded store, and serve never answers from it (it says the knowledge base is empty); true lets serve answer from it too; false: never. Marked as the demo, it is removed by your first ingest or graph import before yours is stored, so it is never mixed with your documents"`
 
 	OpenAIKey       string        `env:"OPENAI_API_KEY" secret:"true" help:"API key of an OpenAI-compatible server; with OPENAI_BASE_URL alone, a keyless local server (Ollama) is used"`
 	OpenAIBaseURL   string        `env:"OPENAI_BASE_URL" help:"Base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1 for Ollama"`
@@ -178,6 +178,9 @@ func (c *Config) validate() error {
 	if c.ModelRetries < 0 || c.ModelRetries > 10 {
 		return &configError{"OPENAI_MAX_RETRIES", fmt.Sprintf("%d is outside 0..10", c.ModelRetries)}
 	}
+	if err := c.validateDemo(); err != nil {
+		return err
+	}
 	if c.MaxQuestionChars < 1 {
 		return &configError{"MAX_QUESTION_CHARS", "must be at least 1"}
 	}
@@ -279,6 +282,36 @@ func validDocsBaseURL(s string) error {
 		return fmt.Errorf("%q has a user name: links are shown to everyone", s)
 	}
 	return nil
+}
+
+// validateDemo reads SWITCHBOARD_DEMO: auto, or true or false in any
+// spelling strconv.ParseBool takes, kept as "auto", "true" or "false".
+func (c *Config) validateDemo() error {
+	if strings.EqualFold(c.Demo, "auto") {
+		c.Demo = "auto"
+		return nil
+	}
+	b, err := strconv.ParseBool(c.Demo)
+	if err != nil {
+		return &configError{"SWITCHBOARD_DEMO", fmt.Sprintf("%q is not auto, true or false", c.Demo)}
+	}
+	c.Demo = strconv.FormatBool(b)
+	return nil
+}
+
+// DemoFor reports whether the command cmd may load the demo knowledge
+// base into an empty embedded store and answer from it: ask and chat
+// unless SWITCHBOARD_DEMO=false, serve only when SWITCHBOARD_DEMO=true.
+// serve answers real people in a real workspace, who must never be
+// answered from a fictional company because nobody turned the demo off.
+func (c Config) DemoFor(cmd string) bool {
+	switch cmd {
+	case "ask", "chat":
+		return c.Demo != "false"
+	case "serve":
+		return c.Demo == "true"
+	}
+	return false // ingest, graph import and migrate never load it
 }
 
 // SlackConfigured reports whether Slack has what one delivery mode needs.

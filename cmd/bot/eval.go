@@ -172,7 +172,7 @@ func (m *Main) openForEval(ctx context.Context, configured bool) (app *App, clos
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg.Demo = false
+	cfg.Demo = "false"
 	tmp := ""
 	if !configured {
 		if tmp, err = os.MkdirTemp("", "switchboard-eval-*"); err != nil {
@@ -293,7 +293,7 @@ func (m *Main) exportFeedback(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg.Demo = false // reading votes must not load anything
+	cfg.Demo = "false" // reading votes must not load anything
 	app, err := Open(ctx, cfg, m.Stderr)
 	if err != nil {
 		return err

@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -149,7 +150,9 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg.Demo = cfg.Demo && demoCommand(cmd) // only commands that answer load the demo (demo.go)
+	// From here on Demo says whether this command uses the demo: "true"
+	// or "false" (Config.DemoFor, demo.go).
+	cfg.Demo = strconv.FormatBool(cfg.DemoFor(cmd))
 	app, err := Open(ctx, cfg, m.Stderr)
 	if err != nil {
 		return err
@@ -167,7 +170,7 @@ var commands = []string{"serve", "ask", "chat", "ingest", "graph", "migrate", "e
 // noArgSettings says, for the commands that take no flags or arguments,
 // which settings (environment variables, by prefix) configure them.
 var noArgSettings = map[string][]string{
-	"serve":       {"HTTP_ADDR", "SLACK_", "DISCORD_", "MAX_CONCURRENT_QUESTIONS", "MAX_QUEUED_QUESTIONS", "ANSWER_TIMEOUT", "SHUTDOWN_TIMEOUT"},
+	"serve":       {"HTTP_ADDR", "SLACK_", "DISCORD_", "SWITCHBOARD_DEMO", "MAX_CONCURRENT_QUESTIONS", "MAX_QUEUED_QUESTIONS", "ANSWER_TIMEOUT", "SHUTDOWN_TIMEOUT"},
 	"migrate":     {"DATABASE_URL", "NEO4J_URI", "SWITCHBOARD_DATA_DIR"},
 	"healthcheck": {"HTTP_ADDR"},
 }

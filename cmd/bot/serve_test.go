@@ -62,6 +62,7 @@ func TestServeSlackEventsAPI(t *testing.T) {
 	addr := startServe(t, map[string]string{
 		"SLACK_BOT_TOKEN": fake.BotToken, "SLACK_SIGNING_SECRET": fake.SigningSecret,
 		"SLACK_API_URL": fake.APIURL(), "EDIT_INTERVAL": "10ms",
+		"SWITCHBOARD_DEMO": "true", // serve answers from the demo only when asked to
 	})
 	for _, path := range []string{"/healthz", "/readyz"} {
 		resp, err := http.Get("http://" + addr + path)
@@ -113,6 +114,7 @@ func TestServeDiscordInteractions(t *testing.T) {
 	addr := startServe(t, map[string]string{
 		"DISCORD_MODE": "http", "DISCORD_APP_ID": fake.AppID, "DISCORD_PUBLIC_KEY": fake.PublicKey(),
 		"DISCORD_BOT_TOKEN": fake.Token, "DISCORD_GUILD_ID": "G1", "DISCORD_API_URL": fake.APIURL, "EDIT_INTERVAL": "10ms",
+		"SWITCHBOARD_DEMO": "true", // serve answers from the demo only when asked to
 	})
 	if cmds := fake.Commands("G1"); len(cmds) != 2 || cmds[0].Name != "ask" || cmds[1].Name != "ingest" {
 		t.Fatalf("/ask and /ingest not registered: %+v", cmds)
