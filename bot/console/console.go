@@ -1,5 +1,5 @@
-// Package console renders the bot's words for a terminal: `bot ask` and
-// `bot chat`. Like the Slack and Discord renderers it only translates what
+// Package console renders the bot's words for a terminal: `switchboard ask` and
+// `switchboard chat`. Like the Slack and Discord renderers it only translates what
 // package bot decides; on a terminal the progress line replaces itself,
 // elsewhere (a pipe, a log) each line is kept.
 package console

@@ -57,7 +57,7 @@ func TestProgressReplacesItselfOnATerminal(t *testing.T) {
 }
 
 // streamed runs a question's events through a Progress on a terminal that
-// streams to the same terminal, and prints final after it, as `bot chat`
+// streams to the same terminal, and prints final after it, as `switchboard chat`
 // does; it returns the screen's bytes.
 func streamed(events []agent.Event, final string) string {
 	var screen bytes.Buffer

@@ -15,7 +15,7 @@ import (
 
 // Config is every setting Switchboard reads, all from the environment.
 // The README's configuration table is generated from these tags (see
-// `bot config --docs`), and a test keeps the two in step; `bot config`
+// `switchboard config --docs`), and a test keeps the two in step; `switchboard config`
 // shows the values in effect.
 type Config struct {
 	DataDir string `env:"SWITCHBOARD_DATA_DIR" help:"Folder of the embedded SQLite store (default: the user's data dir, e.g. ~/.local/share/switchboard)"`
@@ -30,7 +30,7 @@ type Config struct {
 	ModelTimeout    time.Duration `env:"OPENAI_TIMEOUT" default:"60s" help:"Timeout of one model request"`
 	ModelRetries    int           `env:"OPENAI_MAX_RETRIES" default:"3" help:"Retries of a model request on 429, 5xx and network errors"`
 	Temperature     float64       `env:"OPENAI_TEMPERATURE" default:"0" help:"Sampling temperature of answers, sent on every request (decisions always use 0); -1 leaves it to the server, for reasoning models"`
-	ModelConcurrent int           `env:"OPENAI_MAX_CONCURRENT" default:"0" help:"Most requests in flight to the model server at once (a local llama.cpp server answers one at a time: set 1); bot eval answers no more cases at once; 0: no bound"`
+	ModelConcurrent int           `env:"OPENAI_MAX_CONCURRENT" default:"0" help:"Most requests in flight to the model server at once (a local llama.cpp server answers one at a time: set 1); switchboard eval answers no more cases at once; 0: no bound"`
 	MaxTokens       int           `env:"OPENAI_MAX_TOKENS" default:"1024" help:"Longest answer the model may write, in tokens; decisions are bounded to 512"`
 	CircuitFailures int           `env:"MODEL_CIRCUIT_FAILURES" default:"5" help:"Model requests failed in a row (after retries) that open the circuit: answers go offline at once instead of waiting on a server that is down; 0: never"`
 	CircuitCooldown time.Duration `env:"MODEL_CIRCUIT_COOLDOWN" default:"30s" help:"How long an open model circuit waits before one probe request; a success closes it"`
@@ -48,14 +48,14 @@ type Config struct {
 	TavilyKey     string `env:"TAVILY_API_KEY" secret:"true" help:"Tavily API key; without it the web route says web search isn't set up here"`
 	TavilyBaseURL string `env:"TAVILY_BASE_URL" default:"https://api.tavily.com" help:"Tavily API base URL"`
 
-	DocsBaseURL     string `env:"DOCS_BASE_URL" help:"Where people read the files bot ingest loads, e.g. https://github.com/acme/handbook/blob/main/: a file's source links to this URL followed by the file's path from the top of its Git checkout (outside one, from the folder named); a url: in a Markdown file's front matter wins; empty: only url: links files"`
+	DocsBaseURL     string `env:"DOCS_BASE_URL" help:"Where people read the files switchboard ingest loads, e.g. https://github.com/acme/handbook/blob/main/: a file's source links to this URL followed by the file's path from the top of its Git checkout (outside one, from the folder named); a url: in a Markdown file's front matter wins; empty: only url: links files"`
 	IngestAdmins    string `env:"INGEST_ADMINS" help:"Who may ingest a channel from chat (@Switchboard ingest this channel, /ingest): user ids separated by commas, as slack:U123 or discord:123456 (a bare id counts on either platform); empty: nobody"`
 	IngestMaxFileMB int    `env:"INGEST_MAX_FILE_MB" default:"20" help:"Largest file attached to a chat message (text, Markdown, HTML, PDF) that chat ingestion reads, in MB"`
 	GraphExtract    string `env:"GRAPH_EXTRACT" default:"auto" help:"Graph facts from ingested chat, public channels only: auto (the model when one is configured, else rules), rules (explicit sentence patterns, offline) or off"`
 	GraphLabels     string `env:"GRAPH_LABELS" default:"Organization,Person,Product,System,Team,Project,Location" help:"Entity labels graph extraction may use, separated by commas"`
 	GraphRelations  string `env:"GRAPH_RELATIONS" default:"SUPPLIES,CUSTOMER_OF,OWNS,PARTNERS_WITH,WORKS_FOR,MANAGES,REPORTS_TO,USES,DEPENDS_ON,ACQUIRED,PART_OF,LOCATED_IN" help:"Relationship types graph extraction may use, separated by commas"`
 
-	HTTPAddr           string        `env:"HTTP_ADDR" default:":8080" help:"Address of the HTTP server of bot serve: /slack/events, /discord/interactions, /healthz, /readyz, /metrics"`
+	HTTPAddr           string        `env:"HTTP_ADDR" default:":8080" help:"Address of the HTTP server of switchboard serve: /slack/events, /discord/interactions, /healthz, /readyz, /metrics"`
 	SlackBotToken      string        `env:"SLACK_BOT_TOKEN" secret:"true" help:"Slack bot token (xoxb-…)"`
 	SlackAppToken      string        `env:"SLACK_APP_TOKEN" secret:"true" help:"Slack app-level token (xapp-…): use Socket Mode, no public URL needed"`
 	SlackSigningSecret string        `env:"SLACK_SIGNING_SECRET" secret:"true" help:"Slack signing secret: serve the Events API at POST /slack/events"`
@@ -72,10 +72,10 @@ type Config struct {
 	EditInterval       time.Duration `env:"EDIT_INTERVAL" default:"1s" help:"Least time between two progress edits of one chat message"`
 	AnswerTimeout      time.Duration `env:"ANSWER_TIMEOUT" default:"3m" help:"Longest time one answer may take"`
 	ShutdownTimeout    time.Duration `env:"SHUTDOWN_TIMEOUT" default:"60s" help:"On SIGTERM, how long answers in flight may take to finish"`
-	ThreadRetention    time.Duration `env:"THREAD_RETENTION" default:"2160h" help:"bot serve deletes conversation threads idle longer than this (2160h: 90 days), checking every RETENTION_INTERVAL; 0: keep them"`
-	EventRetention     time.Duration `env:"EVENT_RETENTION" default:"48h" help:"With PostgreSQL, bot serve forgets after this the chat deliveries it remembers to answer each question once, the questions answered and the limits' old counts; platforms stop retrying within hours; 0: keep them"`
+	ThreadRetention    time.Duration `env:"THREAD_RETENTION" default:"2160h" help:"switchboard serve deletes conversation threads idle longer than this (2160h: 90 days), checking every RETENTION_INTERVAL; 0: keep them"`
+	EventRetention     time.Duration `env:"EVENT_RETENTION" default:"48h" help:"With PostgreSQL, switchboard serve forgets after this the chat deliveries it remembers to answer each question once, the questions answered and the limits' old counts; platforms stop retrying within hours; 0: keep them"`
 	QuestionLease      time.Duration `env:"QUESTION_LEASE" default:"30s" help:"With DATABASE_URL, how long a replica's claim on a question it answers lasts without renewal (renewed every third of it): how soon another replica takes over the questions of one that died"`
-	RetentionInterval  time.Duration `env:"RETENTION_INTERVAL" default:"1h" help:"How often bot serve prunes what it keeps for a while (threads, deliveries, answered questions), starting when it starts"`
+	RetentionInterval  time.Duration `env:"RETENTION_INTERVAL" default:"1h" help:"How often switchboard serve prunes what it keeps for a while (threads, deliveries, answered questions), starting when it starts"`
 
 	MaxQuestionChars int  `env:"MAX_QUESTION_CHARS" default:"4000" help:"Longer questions are refused with a clear message"`
 	MaxAnswerChars   int  `env:"MAX_ANSWER_CHARS" default:"6000" help:"Longer answers are cut at a paragraph and end with \"… (answer shortened)\"; 0: no limit"`

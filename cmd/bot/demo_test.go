@@ -64,7 +64,7 @@ func TestFirstIngestHasNoDemo(t *testing.T) {
 	}
 }
 
-// `bot ask` on a store nobody has ingested into answers from the demo, and
+// `switchboard ask` on a store nobody has ingested into answers from the demo, and
 // the first ingest then removes it.
 func TestNeverIngestedStoreGetsTheDemo(t *testing.T) {
 	data := t.TempDir()

@@ -19,7 +19,7 @@ import (
 )
 
 const evalSynopsis = `eval [flags] CASES.jsonl
-       bot eval export-feedback [--out FILE]
+       switchboard eval export-feedback [--out FILE]
 
 Runs every case of CASES.jsonl through the agent and scores the route, the
 answer and the sources (the format is described in eval/doc.go), and how
@@ -31,9 +31,9 @@ knowledge base is loaded into a fresh temporary store with the normal ingest
 and graph import; the model and web search come from the usual settings, so
 with none configured this measures the offline engine.
 
-  bot eval --kb examples eval/demo.jsonl
-  bot eval --docs ../shared/eval-data/handbook --northwind ../shared/eval-data/northwind eval/handbook-northwind.jsonl
-  bot eval --kb examples --max-confidently-wrong 0 eval/heldout-demo.jsonl
+  switchboard eval --kb examples eval/demo.jsonl
+  switchboard eval --docs ../shared/eval-data/handbook --northwind ../shared/eval-data/northwind eval/handbook-northwind.jsonl
+  switchboard eval --kb examples --max-confidently-wrong 0 eval/heldout-demo.jsonl
 
 export-feedback writes the 👍/👎 votes people gave in chat as cases.
 
@@ -54,7 +54,7 @@ func (m *Main) eval(ctx context.Context, args []string) error {
 	return err
 }
 
-// evalCases is `bot eval [flags] CASES.jsonl`.
+// evalCases is `switchboard eval [flags] CASES.jsonl`.
 func (m *Main) evalCases(ctx context.Context, args []string) error {
 	fs := m.newFlags("eval", evalSynopsis)
 	kbDir := fs.String("kb", "", "knowledge base `DIR`: documents in DIR/docs (or DIR), graph in DIR/graph/nodes.csv and edges.csv")
@@ -345,7 +345,7 @@ func writeCasesFile(path string, cases []eval.Case) error {
 }
 
 // parseInterleaved parses flags that may come before or after the
-// positional arguments ("bot eval cases.jsonl --json"), which the flag
+// positional arguments ("switchboard eval cases.jsonl --json"), which the flag
 // package alone stops at. Each round consumes at least one argument.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string

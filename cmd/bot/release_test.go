@@ -30,7 +30,7 @@ func TestReleaseBuild(t *testing.T) {
 		t.Errorf("make build does not run scripts/build.sh (%v)", err)
 	}
 
-	bin := filepath.Join(t.TempDir(), "bot")
+	bin := filepath.Join(t.TempDir(), "switchboard")
 	cmd := exec.Command("bash", "../../scripts/build.sh")
 	cmd.Env = append(os.Environ(), "OUT="+bin, "VERSION=v9.8.7-test", "COMMIT=0123abc", "DATE=2025-01-02T03:04:05Z")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -53,10 +53,10 @@ func TestReleaseBuild(t *testing.T) {
 
 	out, err := exec.Command(bin, "version").CombinedOutput()
 	if err != nil {
-		t.Fatalf("bot version: %v\n%s", err, out)
+		t.Fatalf("switchboard version: %v\n%s", err, out)
 	}
 	if want := "switchboard v9.8.7-test (commit 0123abc, built 2025-01-02T03:04:05Z)"; strings.TrimSpace(string(out)) != want {
-		t.Errorf("bot version printed %q, want %q", out, want)
+		t.Errorf("switchboard version printed %q, want %q", out, want)
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 // listen, run until the signal or a failed connection, and drain.
 func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	if len(args) > 0 {
-		fmt.Fprintln(m.Stderr, "Usage: bot serve")
+		fmt.Fprintln(m.Stderr, "Usage: switchboard serve")
 		return errUsage
 	}
 	cfg := app.Config
@@ -65,7 +65,7 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	return s.run(ctx, ln)
 }
 
-// server is one `bot serve`: what its steps build and its shutdown
+// server is one `switchboard serve`: what its steps build and its shutdown
 // releases.
 type server struct {
 	app      *App

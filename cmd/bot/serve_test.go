@@ -19,7 +19,7 @@ import (
 	"github.com/switchboard/switchboard/sqlite"
 )
 
-// startServe runs `bot serve` with env until the test ends and returns the
+// startServe runs `switchboard serve` with env until the test ends and returns the
 // address it listens on.
 func startServe(t *testing.T, env map[string]string) string {
 	t.Helper()
@@ -206,7 +206,7 @@ func TestServeKeepsServerErrorsPrivate(t *testing.T) {
 	}
 }
 
-// TestServePrunesIdleThreads: `bot serve` deletes the threads idle longer
+// TestServePrunesIdleThreads: `switchboard serve` deletes the threads idle longer
 // than THREAD_RETENTION when it starts (and every RETENTION_INTERVAL).
 func TestServePrunesIdleThreads(t *testing.T) {
 	dir := t.TempDir()

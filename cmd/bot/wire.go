@@ -48,22 +48,22 @@ type App struct {
 	Ingest   *ingest.Pipeline
 	Agent    *agent.Agent
 	Embedder ingest.Embedder
-	// Dedupe and Feedback serve `bot serve`: in PostgreSQL when it is
+	// Dedupe and Feedback serve `switchboard serve`: in PostgreSQL when it is
 	// configured, so that replicas share them.
 	Dedupe   bot.Deduper
 	Feedback feedback.Store
-	// Backends names the stores in use, for logs and `bot migrate`.
+	// Backends names the stores in use, for logs and `switchboard migrate`.
 	Backends []string
 	// Cursors remember how far chat ingestion has read each channel, in
 	// the documents' store (ingest_chat.go).
 	Cursors chat.Cursors
-	// Metrics are served at /metrics by `bot serve`.
+	// Metrics are served at /metrics by `switchboard serve`.
 	Metrics *metrics.Metrics
-	// Retention is what `bot serve` prunes on a schedule: the threads,
+	// Retention is what `switchboard serve` prunes on a schedule: the threads,
 	// and in PostgreSQL the remembered chat deliveries, the answered
 	// questions and the limits' old counts.
 	Retention []retention.Job
-	// Questions and Limits serve `bot serve` with PostgreSQL: the
+	// Questions and Limits serve `switchboard serve` with PostgreSQL: the
 	// questions taken, kept until answered by any replica, and the rate
 	// limits and token budget every replica counts against. nil: each
 	// process keeps its own, in memory.
