@@ -234,6 +234,12 @@ func (c *Config) validate() error {
 	if (c.SlackAppToken != "" || c.SlackSigningSecret != "") && c.SlackBotToken == "" {
 		return &configError{"SLACK_BOT_TOKEN", "required with SLACK_APP_TOKEN or SLACK_SIGNING_SECRET"}
 	}
+	if err := slackTokenKind("SLACK_BOT_TOKEN", c.SlackBotToken); err != nil {
+		return err
+	}
+	if err := slackTokenKind("SLACK_APP_TOKEN", c.SlackAppToken); err != nil {
+		return err
+	}
 	for name, d := range map[string]time.Duration{"EDIT_INTERVAL": c.EditInterval, "ANSWER_TIMEOUT": c.AnswerTimeout, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout,
 		"NEO4J_READ_BUDGET": c.Neo4jReadBudget, "NEO4J_CIRCUIT_COOLDOWN": c.Neo4jCircuitCooldown} {
 		if d <= 0 {
@@ -264,6 +270,48 @@ func (c *Config) validate() error {
 		c.DataDir = filepath.Join(home, ".local", "share", "switchboard")
 	}
 	return nil
+}
+
+// slackTokens are the kinds of Slack token by prefix: the setting each
+// belongs in (none: Switchboard takes none of that kind) and where Slack
+// shows it. Rotating tokens are prefixed "xoxe." (xoxe.xoxb-…).
+var slackTokens = []struct{ prefix, kind, setting, where string }{
+	{"xoxb-", "a bot token", "SLACK_BOT_TOKEN", "OAuth & Permissions → Bot User OAuth Token"},
+	{"xapp-", "an app-level token", "SLACK_APP_TOKEN", "Basic Information → App-Level Tokens, with connections:write"},
+	{"xoxp-", "a user token", "", ""},
+	{"xoxe-", "a refresh token", "", ""},
+}
+
+// slackTokenKind checks that the token in setting name is of the kind
+// that setting takes, by its prefix, and says what it is and where it
+// belongs when it is not: an app-level token given as the bot token
+// would otherwise fail only at Slack, as "not_allowed_token_type", or
+// pass auth.test and fail later. The token itself is never shown.
+func slackTokenKind(name, token string) error {
+	if token == "" {
+		return nil
+	}
+	token = strings.TrimPrefix(token, "xoxe.")
+	var want string
+	for _, k := range slackTokens {
+		if k.setting == name {
+			if strings.HasPrefix(token, k.prefix) {
+				return nil
+			}
+			want = fmt.Sprintf("%s takes %s, %s… (%s)", name, k.kind, k.prefix, k.where)
+		}
+	}
+	for _, k := range slackTokens {
+		if !strings.HasPrefix(token, k.prefix) {
+			continue
+		}
+		goes := "which Switchboard does not use"
+		if k.setting != "" {
+			goes = "which goes in " + k.setting
+		}
+		return &configError{name, fmt.Sprintf("%s (%s…) was given, %s; %s", k.kind, k.prefix, goes, want)}
+	}
+	return &configError{name, "this is not a Slack token; " + want}
 }
 
 // validDocsBaseURL checks DOCS_BASE_URL: an http(s) URL with a host, to

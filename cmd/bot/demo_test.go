@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
 	"github.com/switchboard/switchboard/sqlite"
@@ -111,24 +108,10 @@ func slackServe(t *testing.T, fake *slacktest.Server, env map[string]string) (me
 	t.Helper()
 	env["SLACK_BOT_TOKEN"], env["SLACK_SIGNING_SECRET"], env["SLACK_API_URL"] = fake.BotToken, fake.SigningSecret, fake.APIURL()
 	env["EDIT_INTERVAL"] = "10ms"
-	target, _ := url.Parse("http://" + startServe(t, env))
-	proxy := httputil.NewSingleHostReverseProxy(target)
+	addr := startServe(t, env)
 	return func(question string) string {
 		t.Helper()
-		ev := fake.Mention("C1", "U1", question)
-		if resp := fake.PostEvent(proxy, "", ev, nil); resp.StatusCode != 200 {
-			t.Fatalf("event status %d", resp.StatusCode)
-		}
-		var final string
-		slacktest.Wait(t, 30*time.Second, "the answer in the thread", func() bool {
-			msgs := fake.Messages("C1", ev.TS)
-			if len(msgs) == 0 {
-				return false
-			}
-			final = msgs[0].Content()
-			return strings.Contains(final, "answered offline")
-		})
-		return final
+		return answerIn(t, fake, addr, "C1", question)
 	}
 }
 

@@ -61,9 +61,14 @@ type Main struct {
 	Stderr io.Writer
 	Getenv func(string) string
 
-	// listening, if set, is told the address `serve` listens on (tests use
-	// HTTP_ADDR=127.0.0.1:0).
-	listening func(addr string)
+	// listening, if set, is told the address `serve` listens on once it
+	// takes events, its platforms connected (tests use
+	// HTTP_ADDR=127.0.0.1:0); healthUp, as soon as the health checks
+	// answer there, before the platforms connect.
+	listening, healthUp func(addr string)
+	// sleep, if set, replaces the waits between the retries of the chat
+	// platforms' calls (tests).
+	sleep func(ctx context.Context, d time.Duration) error
 	// now and terminal, if set, replace the clock and make progress be
 	// drawn as on a terminal (tests).
 	now      func() time.Time

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
@@ -71,22 +72,7 @@ func TestServeSlackEventsAPI(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	target, _ := url.Parse("http://" + addr)
-	proxy := httputil.NewSingleHostReverseProxy(target) // the real server, over TCP
-
-	ev := fake.Mention("C1", "U1", "What is our refund policy?")
-	if resp := fake.PostEvent(proxy, "", ev, nil); resp.StatusCode != 200 {
-		t.Fatalf("event status %d", resp.StatusCode)
-	}
-	var final string
-	slacktest.Wait(t, 30*time.Second, "the answer in the thread", func() bool {
-		msgs := fake.Messages("C1", ev.TS)
-		if len(msgs) == 0 {
-			return false
-		}
-		final = msgs[0].Content()
-		return strings.Contains(final, "answered offline")
-	})
+	final := answerIn(t, fake, addr, "C1", "What is our refund policy?") // through the real server, over TCP
 	for _, want := range []string{"30 days", "refund-policy.md", "company documents"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("final message lacks %q:\n%s", want, final)
@@ -231,4 +217,154 @@ func TestServePrunesIdleThreads(t *testing.T) {
 		th, err := threads.Load(ctx, thread.ID)
 		return err == nil && len(th.Turns) == 0
 	})
+}
+
+// A Slack token given in the wrong setting is refused at start, saying
+// what it is and where it goes, without showing it; a rotating token of
+// the right kind is taken.
+func TestSlackTokenKinds(t *testing.T) {
+	cases := []struct {
+		bot, app string
+		want     []string // "" : accepted
+	}{
+		{"xapp-1-A1-secret", "", []string{"SLACK_BOT_TOKEN", "app-level token (xapp-…)", "goes in SLACK_APP_TOKEN", "xoxb-"}},
+		{"xoxb-1-secret", "xoxb-2-secret", []string{"SLACK_APP_TOKEN", "bot token (xoxb-…)", "goes in SLACK_BOT_TOKEN", "xapp-"}},
+		{"xoxp-1-secret", "", []string{"SLACK_BOT_TOKEN", "user token (xoxp-…)", "does not use"}},
+		{"0123456789abcdef0123456789secret", "", []string{"SLACK_BOT_TOKEN", "not a Slack token", "xoxb-"}},
+		{"xoxe.xoxb-1-secret", "xapp-1-secret", nil},
+		{"xoxb-1-secret", "xapp-1-secret", nil},
+	}
+	for _, c := range cases {
+		env := map[string]string{"SLACK_BOT_TOKEN": c.bot, "SLACK_APP_TOKEN": c.app, "SLACK_SIGNING_SECRET": "s", "SWITCHBOARD_DATA_DIR": "/tmp"}
+		_, err := LoadConfig(func(k string) string { return env[k] })
+		switch {
+		case c.want == nil && err != nil:
+			t.Errorf("bot %q app %q refused: %v", c.bot, c.app, err)
+		case c.want != nil && err == nil:
+			t.Errorf("bot %q app %q taken", c.bot, c.app)
+		case err != nil:
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("bot %q app %q: %q lacks %q", c.bot, c.app, err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Errorf("the error shows the token: %v", err)
+			}
+		}
+	}
+}
+
+// /healthz answers while serve is still connecting to Slack (liveness
+// must not kill a pod waiting on its network), and /readyz says it is not
+// ready until then.
+func TestServeHealthWhileConnecting(t *testing.T) {
+	fake := slacktest.NewServer()
+	defer fake.Close()
+	target, _ := url.Parse(fake.APIURL())
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	asked, release := make(chan struct{}, 1), make(chan struct{})
+	holding := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/auth.test") {
+			select {
+			case asked <- struct{}{}:
+			default:
+			}
+			<-release // Slack does not answer yet
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer holding.Close()
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+
+	env := map[string]string{"SLACK_BOT_TOKEN": fake.BotToken, "SLACK_SIGNING_SECRET": fake.SigningSecret,
+		"SLACK_API_URL": holding.URL + "/api/", "HTTP_ADDR": "127.0.0.1:0", "SWITCHBOARD_DATA_DIR": t.TempDir()}
+	healthy, serving := make(chan string, 1), make(chan string, 1)
+	var logs bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &logs, Stderr: &logs, Getenv: func(k string) string { return env[k] },
+		healthUp: func(a string) { healthy <- a }, listening: func(a string) { serving <- a }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx, []string{"serve"}) }()
+	var stopped bool
+	defer func() {
+		cancel()
+		if !stopped {
+			if err := <-done; err != nil {
+				t.Errorf("serve: %v\n%s", err, logs.String())
+			}
+		}
+	}()
+	// await waits for c, or fails the test if serve stops first.
+	await := func(c <-chan string) string {
+		t.Helper()
+		select {
+		case v := <-c:
+			return v
+		case err := <-done:
+			stopped = true
+			t.Fatalf("serve stopped: %v\n%s", err, logs.String())
+		}
+		return ""
+	}
+	addr := await(healthy)
+	held := make(chan string, 1)
+	go func() { <-asked; held <- "" }()
+	await(held) // connecting to Slack, held there
+	if code, body := get(t, "http://"+addr+"/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz while connecting: %d %s", code, body)
+	}
+	if code, body := get(t, "http://"+addr+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "connecting") {
+		t.Errorf("/readyz while connecting: %d %s", code, body)
+	}
+	close(release)
+	await(serving)
+	if code, body := get(t, "http://"+addr+"/readyz"); code != http.StatusOK {
+		t.Errorf("/readyz once connected: %d %s", code, body)
+	}
+}
+
+// When Slack cannot be reached, serve says the network is the problem,
+// not the token; when Slack refuses the token, it says to check it.
+func TestServeSaysWhatKeepsSlackAway(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/api/"
+	ln.Close() // connections are refused from now on
+	fake := slacktest.NewServer()
+	defer fake.Close()
+	noWait := func(m *Main) { m.sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() } }
+	for _, c := range []struct {
+		name, token, api string
+		want             []string
+		notWant          string
+	}{
+		{"unreachable", fake.BotToken, closed, []string{"cannot reach Slack at " + closed, "a network problem", "not SLACK_BOT_TOKEN", "connection refused"}, "check SLACK_BOT_TOKEN"},
+		{"token refused", "xoxb-wrong", fake.APIURL(), []string{"invalid_auth", "(check SLACK_BOT_TOKEN)"}, "network"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := map[string]string{"SLACK_BOT_TOKEN": c.token, "SLACK_SIGNING_SECRET": fake.SigningSecret,
+				"SLACK_API_URL": c.api, "HTTP_ADDR": "127.0.0.1:0"}
+			_, stderr, err := runMain(t, env, noWait, "serve")
+			if err == nil {
+				t.Fatalf("serve started:\n%s", stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q lacks %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), c.notWant) {
+				t.Errorf("%q says %q", err, c.notWant)
+			}
+		})
+	}
 }
