@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/discord"
 	"github.com/switchboard/switchboard/bot/slack"
+	"github.com/switchboard/switchboard/internal/slackapi"
 	"github.com/switchboard/switchboard/retention"
 )
 
@@ -182,7 +183,7 @@ func (s *server) connectSlack(ctx context.Context, chats chatPort) error {
 		return err
 	}
 	if err := sa.Init(ctx); err != nil {
-		return connectError("Slack", cfg.SlackAPIURL, "SLACK_BOT_TOKEN", err)
+		return connectError("Slack", cfg.SlackAPIURL, "SLACK_BOT_TOKEN", err, slackapi.Temporary(err))
 	}
 	s.slack = sa
 	s.d.Resume("slack", sa.Resume)
@@ -211,7 +212,7 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 		return err
 	}
 	if err := da.RegisterCommands(ctx); err != nil {
-		return connectError("Discord", cfg.DiscordAPIURL, "DISCORD_BOT_TOKEN and DISCORD_APP_ID", fmt.Errorf("discord: register /ask: %w", err))
+		return connectError("Discord", cfg.DiscordAPIURL, "DISCORD_BOT_TOKEN and DISCORD_APP_ID", fmt.Errorf("discord: register /ask: %w", err), false)
 	}
 	s.d.Resume("discord", da.Resume)
 	if cfg.DiscordMode == discord.ModeGateway {
@@ -226,11 +227,15 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 // connectError words a platform's failure to connect at start. When the
 // platform was never reached (no DNS answer, a connection refused or timed
 // out, a certificate not trusted) the network is the problem, and the
-// token is not named as a suspect; otherwise the platform answered, and
-// the settings are to check.
-func connectError(platform, apiURL, settings string, err error) error {
-	if unreachable(err) {
+// token is not named as a suspect; when it answered with a failure that
+// may pass (temporary: a 5xx, a rate limit), it is the platform's; else
+// it refused what it was given, and the settings are to check.
+func connectError(platform, apiURL, settings string, err error, temporary bool) error {
+	switch {
+	case unreachable(err):
 		return fmt.Errorf("cannot reach %s at %s, a network problem (DNS, a firewall or a proxy: HTTPS_PROXY), not %s: %w", platform, apiURL, settings, err)
+	case temporary:
+		return fmt.Errorf("%s is failing for now, not %s: %w; try again later", platform, settings, err)
 	}
 	return fmt.Errorf("%s refused to connect: %w (check %s)", platform, err, settings)
 }

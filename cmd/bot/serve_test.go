@@ -331,7 +331,8 @@ func TestServeHealthWhileConnecting(t *testing.T) {
 }
 
 // When Slack cannot be reached, serve says the network is the problem,
-// not the token; when Slack refuses the token, it says to check it.
+// not the token; when Slack fails for a while, that it is Slack's; when
+// Slack refuses the token, to check it.
 func TestServeSaysWhatKeepsSlackAway(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -349,8 +350,13 @@ func TestServeSaysWhatKeepsSlackAway(t *testing.T) {
 	}{
 		{"unreachable", fake.BotToken, closed, []string{"cannot reach Slack at " + closed, "a network problem", "not SLACK_BOT_TOKEN", "connection refused"}, "check SLACK_BOT_TOKEN"},
 		{"token refused", "xoxb-wrong", fake.APIURL(), []string{"invalid_auth", "(check SLACK_BOT_TOKEN)"}, "network"},
+		{"Slack failing", fake.BotToken, fake.APIURL(), []string{"Slack is failing for now, not SLACK_BOT_TOKEN", "503", "try again later"}, "check SLACK_BOT_TOKEN"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.name == "Slack failing" {
+				fake.Fail("auth.test", -1, slacktest.ServerError(503)) // until Heal
+				defer fake.Heal("auth.test")
+			}
 			env := map[string]string{"SLACK_BOT_TOKEN": c.token, "SLACK_SIGNING_SECRET": fake.SigningSecret,
 				"SLACK_API_URL": c.api, "HTTP_ADDR": "127.0.0.1:0"}
 			_, stderr, err := runMain(t, env, noWait, "serve")
