@@ -61,6 +61,10 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	defer chats.Close()
 	if err := s.connect(ctx, chats); err != nil {
 		s.closeHTTP()
+		if ctx.Err() != nil { // the signal came while connecting
+			app.Log.Info("stopped before the chat platforms were connected")
+			return nil
+		}
 		return err
 	}
 	// After the adapters, which say how their stored questions are shown.

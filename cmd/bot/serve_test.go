@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -255,78 +256,102 @@ func TestSlackTokenKinds(t *testing.T) {
 	}
 }
 
+// heldSlack is the fake Slack behind a server that holds auth.test, the
+// first call serve makes, until release: serve is then connecting. asked
+// is closed once the call came.
+func heldSlack(t *testing.T, fake *slacktest.Server) (apiURL string, asked <-chan struct{}, release func()) {
+	t.Helper()
+	target, _ := url.Parse(fake.APIURL())
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	came, released := make(chan struct{}), make(chan struct{})
+	var once, releaseOnce sync.Once
+	holding := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/auth.test") {
+			once.Do(func() { close(came) })
+			select { // Slack does not answer yet
+			case <-released:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	release = func() { releaseOnce.Do(func() { close(released) }) }
+	t.Cleanup(holding.Close)
+	t.Cleanup(release)
+	return holding.URL + "/api/", came, release
+}
+
+// startConnecting runs serve against the held Slack and returns the
+// address its health checks answer on once it is connecting, the address
+// it serves on once connected (a channel), and stop, which sends SIGTERM
+// and returns serve's error.
+func startConnecting(t *testing.T, fake *slacktest.Server) (health string, serving <-chan string, release func(), stop func() error) {
+	t.Helper()
+	api, asked, release := heldSlack(t, fake)
+	env := map[string]string{"SLACK_BOT_TOKEN": fake.BotToken, "SLACK_SIGNING_SECRET": fake.SigningSecret,
+		"SLACK_API_URL": api, "HTTP_ADDR": "127.0.0.1:0", "SWITCHBOARD_DATA_DIR": t.TempDir()}
+	healthy, ready := make(chan string, 1), make(chan string, 1)
+	var logs bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &logs, Stderr: &logs, Getenv: func(k string) string { return env[k] },
+		healthUp: func(a string) { healthy <- a }, listening: func(a string) { ready <- a }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx, []string{"serve"}) }()
+	var result error
+	var stopped bool
+	stop = func() error {
+		cancel()
+		if !stopped {
+			result, stopped = <-done, true
+		}
+		return result
+	}
+	t.Cleanup(func() { stop() })
+	select {
+	case health = <-healthy:
+	case err := <-done:
+		result, stopped = err, true
+		t.Fatalf("serve stopped: %v\n%s", err, logs.String())
+	}
+	<-asked // connecting to Slack, held there
+	return health, ready, release, stop
+}
+
 // /healthz answers while serve is still connecting to Slack (liveness
 // must not kill a pod waiting on its network), and /readyz says it is not
 // ready until then.
 func TestServeHealthWhileConnecting(t *testing.T) {
 	fake := slacktest.NewServer()
 	defer fake.Close()
-	target, _ := url.Parse(fake.APIURL())
-	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
-	asked, release := make(chan struct{}, 1), make(chan struct{})
-	holding := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/auth.test") {
-			select {
-			case asked <- struct{}{}:
-			default:
-			}
-			<-release // Slack does not answer yet
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	defer holding.Close()
-	defer func() {
-		select {
-		case <-release:
-		default:
-			close(release)
-		}
-	}()
-
-	env := map[string]string{"SLACK_BOT_TOKEN": fake.BotToken, "SLACK_SIGNING_SECRET": fake.SigningSecret,
-		"SLACK_API_URL": holding.URL + "/api/", "HTTP_ADDR": "127.0.0.1:0", "SWITCHBOARD_DATA_DIR": t.TempDir()}
-	healthy, serving := make(chan string, 1), make(chan string, 1)
-	var logs bytes.Buffer
-	m := &Main{Stdin: strings.NewReader(""), Stdout: &logs, Stderr: &logs, Getenv: func(k string) string { return env[k] },
-		healthUp: func(a string) { healthy <- a }, listening: func(a string) { serving <- a }}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx, []string{"serve"}) }()
-	var stopped bool
-	defer func() {
-		cancel()
-		if !stopped {
-			if err := <-done; err != nil {
-				t.Errorf("serve: %v\n%s", err, logs.String())
-			}
-		}
-	}()
-	// await waits for c, or fails the test if serve stops first.
-	await := func(c <-chan string) string {
-		t.Helper()
-		select {
-		case v := <-c:
-			return v
-		case err := <-done:
-			stopped = true
-			t.Fatalf("serve stopped: %v\n%s", err, logs.String())
-		}
-		return ""
-	}
-	addr := await(healthy)
-	held := make(chan string, 1)
-	go func() { <-asked; held <- "" }()
-	await(held) // connecting to Slack, held there
+	addr, serving, release, stop := startConnecting(t, fake)
 	if code, body := get(t, "http://"+addr+"/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz while connecting: %d %s", code, body)
 	}
 	if code, body := get(t, "http://"+addr+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "connecting") {
 		t.Errorf("/readyz while connecting: %d %s", code, body)
 	}
-	close(release)
-	await(serving)
+	release()
+	<-serving
 	if code, body := get(t, "http://"+addr+"/readyz"); code != http.StatusOK {
 		t.Errorf("/readyz once connected: %d %s", code, body)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("serve: %v", err)
+	}
+}
+
+// SIGTERM while serve is connecting stops it cleanly: no error that
+// blames the token, the HTTP server closed.
+func TestServeStopsWhileConnecting(t *testing.T) {
+	fake := slacktest.NewServer()
+	defer fake.Close()
+	addr, _, _, stop := startConnecting(t, fake)
+	if err := stop(); err != nil {
+		t.Errorf("serve stopped while connecting: %v", err)
+	}
+	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		t.Error("the HTTP server still answers after serve returned")
 	}
 }
 
