@@ -14,7 +14,7 @@ import (
 // writes bot/bot) and `./bot ask` would fail with "Is a directory".
 var (
 	// botCommand is a subcommand run as bot: "bot serve", `bot ingest`.
-	botCommand = regexp.MustCompile("(^|[^a-zA-Z/._-])bot (serve|ask|chat|ingest|graph|migrate|eval|config|version|healthcheck|help)\\b")
+	botCommand = regexp.MustCompile(`(^|[^a-zA-Z/._-])bot (serve|ask|chat|ingest|graph|migrate|eval|config|version|healthcheck|help)\b`)
 	// botBinary is a binary built or run as bot: -o bot, bin/bot, ./bot.
 	botBinary = regexp.MustCompile(`(-o |bin/|\./|OUT=\S*/)bot\b[^/]`)
 )
