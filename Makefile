@@ -6,7 +6,7 @@ COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo none)
 
 .PHONY: build test bench bench-quick image config
 
-build: ## the static release binary, bin/bot
+build: ## the static release binary, bin/switchboard
 	VERSION=$(VERSION) COMMIT=$(COMMIT) scripts/build.sh
 
 test: ## what CI runs (start the services first: see README, Development)

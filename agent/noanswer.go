@@ -16,8 +16,8 @@ type KnowledgeBase interface {
 
 // emptyKnowledgeBase is the answer when nothing has been ingested.
 const emptyKnowledgeBase = "I couldn't find an answer: the knowledge base is empty, nothing has been ingested yet. " +
-	"Load documents with `bot ingest PATH…` (files and folders), a chat channel with " +
-	"`bot ingest slack|discord --channel ID`, or a graph with `bot graph import NODES.csv EDGES.csv`; " +
+	"Load documents with `switchboard ingest PATH…` (files and folders), a chat channel with " +
+	"`switchboard ingest slack|discord --channel ID`, or a graph with `switchboard graph import NODES.csv EDGES.csv`; " +
 	"in chat, an ingest admin can say \"@Switchboard ingest this channel\"."
 
 // noAnswer ends a run that found nothing relevant, saying what was

@@ -29,7 +29,7 @@ const loadTimeout = 5 * time.Minute
 // scenarios in turn, so that every route is in the mix.
 func loadQuestion(i int) string { return scenarios[i%4].question }
 
-// newDispatcher is the dispatcher of `bot serve` with the default settings,
+// newDispatcher is the dispatcher of `switchboard serve` with the default settings,
 // except a queue that holds the whole burst: the point is to see every
 // question answered, not the queue refusing some (with the default queue
 // of 100, the rest of a 200-question burst is told to retry).

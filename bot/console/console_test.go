@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,19 +59,132 @@ func TestProgressReplacesItselfOnATerminal(t *testing.T) {
 }
 
 // streamed runs a question's events through a Progress on a terminal that
-// streams to the same terminal, and prints final after it, as `bot chat`
-// does; it returns the screen's bytes.
-func streamed(events []agent.Event, final string) string {
+// streams to the same terminal, and prints final after it, as `switchboard
+// chat` does; it returns the screen's bytes. size, if given, is the
+// terminal's (cols, rows); else its size is not known.
+func streamed(events []agent.Event, final string, size ...int) string {
 	var screen bytes.Buffer
 	p := console.NewProgress(&screen, true)
 	p.StreamTo(&screen)
+	if len(size) == 2 {
+		console.SetScreen(p, size[0], size[1])
+	}
 	for _, e := range events {
 		p.Emit(e)
 	}
 	p.Done()
+	p.Settle(final)
 	console.Print(&screen, bot.Final{Answer: final, Place: "company documents",
 		Badge: bot.Badge{Emoji: "🟢", Text: "High confidence"}}, nil, p.Streamed())
 	return screen.String()
+}
+
+// terminal plays out on a screen cols cells wide what was written to it,
+// as a terminal shows it: lines wrap at the edge, \r returns, \n goes to
+// the next line, ESC[K clears to the end of the line, ESC[nA goes up n
+// lines, ESC[J clears to the end of the screen. It returns the lines
+// shown, without trailing blanks.
+func terminal(t *testing.T, out string, cols int) []string {
+	t.Helper()
+	var lines [][]rune
+	row, col := 0, 0
+	at := func(r int) *[]rune {
+		for len(lines) <= r {
+			lines = append(lines, nil)
+		}
+		return &lines[r]
+	}
+	rs := []rune(out)
+	for i := 0; i < len(rs); i++ {
+		switch r := rs[i]; r {
+		case '\r':
+			col = 0
+		case '\n':
+			row, col = row+1, 0
+		case '\033':
+			j := i + 2 // past ESC [
+			for j < len(rs) && rs[j] >= '0' && rs[j] <= '9' {
+				j++
+			}
+			n, _ := strconv.Atoi(string(rs[i+2 : j]))
+			line := at(row)
+			switch rs[j] {
+			case 'K':
+				*line = (*line)[:min(col, len(*line))]
+			case 'J':
+				*line = (*line)[:min(col, len(*line))]
+				lines = lines[:row+1]
+			case 'A':
+				row = max(0, row-n)
+			default:
+				t.Fatalf("escape sequence %q the test terminal does not know", string(rs[i:j+1]))
+			}
+			i = j
+		default:
+			if col >= cols { // the line is full: wrap
+				row, col = row+1, 0
+			}
+			line := at(row)
+			for len(*line) < col {
+				*line = append(*line, ' ')
+			}
+			*line = append((*line)[:col], r)
+			col++
+		}
+	}
+	var shown []string
+	for _, l := range lines {
+		shown = append(shown, strings.TrimRight(string(l), " "))
+	}
+	return shown
+}
+
+// On a terminal the answer is on the screen once: a draft the check
+// rejected is taken back before the next one is written in its place, and
+// one that differs from the answer is taken back before the answer,
+// wrapped lines included.
+func TestRejectedDraftIsReplacedOnTheScreen(t *testing.T) {
+	const cols = 16
+	answer := "Refunds in 30 days [1]."
+	out := streamed([]agent.Event{
+		{Kind: agent.EventGenerating},
+		{Kind: agent.EventDrafting, Text: "Refunds for a year, for every order,\nsigned or not."},
+		{Kind: agent.EventChecking},
+		{Kind: agent.EventRegenerating, Attempt: 1, Max: 2},
+		{Kind: agent.EventDrafting, Attempt: 1, Text: "Refunds within 30 days"},
+		{Kind: agent.EventDrafting, Attempt: 1, Text: answer}, // takes back what was written
+		{Kind: agent.EventChecking},
+	}, answer, cols, 24)
+	screen := strings.Join(terminal(t, "> What is our refund policy?\n"+out, cols), "\n")
+	for _, gone := range []string{"for a year", "signed", "within", "rewritten", "After the check"} {
+		if strings.Contains(screen, gone) {
+			t.Errorf("the screen still shows %q:\n%s", gone, screen)
+		}
+	}
+	if want := "> What is our re\nfund policy?\n\nRefunds in 30 da\nys [1].\n\nAnswered from co"; !strings.HasPrefix(screen, want) {
+		t.Errorf("screen:\n%s\nwant it to start:\n%s", screen, want)
+	}
+}
+
+// A draft taller than the terminal has scrolled out of reach: it stays,
+// and the answer follows, said to be the checked one. So does one on a
+// terminal whose size is not known.
+func TestDraftOutOfReachIsFollowedByTheAnswer(t *testing.T) {
+	long := strings.Repeat("A line of the draft.\n", 30) + "The end."
+	for name, size := range map[string][]int{"taller than the screen": {80, 24}, "size unknown": nil} {
+		got := streamed([]agent.Event{{Kind: agent.EventDrafting, Text: long}, {Kind: agent.EventChecking}}, "Short.", size...)
+		if !strings.Contains(got, "The end.\n") || !strings.Contains(got, "After the check, the answer reads:\nShort.\n") {
+			t.Errorf("%s: %q", name, got)
+		}
+	}
+}
+
+func TestCellWidth(t *testing.T) {
+	for s, want := range map[string]int{"abc": 3, "日本": 4, "e\u0301": 1, "a\tb": 9, "👍": 2} {
+		if got := console.CellWidth(s); got != want {
+			t.Errorf("width of %q = %d, want %d", s, got, want)
+		}
+	}
 }
 
 // On a terminal the answer is written as it comes, on its own lines: the

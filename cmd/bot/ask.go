@@ -42,7 +42,9 @@ func (m *Main) ask(ctx context.Context, app *App, args []string) error {
 	if err != nil {
 		return userError(err)
 	}
-	console.Print(m.Stdout, bot.Present(q.Text, res), p.Details(), p.Streamed())
+	final := bot.Present(q.Text, res)
+	p.Settle(final.Answer) // a draft the check rewrote gives way to the answer
+	console.Print(m.Stdout, final, p.Details(), p.Streamed())
 	return nil
 }
 

@@ -118,6 +118,7 @@ func TestOneAskersBurstStaysWithinTheirShare(t *testing.T) {
 	const budget, share = 16000, 8000
 	b := startSlackBot(t, 1, map[string]string{
 		"OPENAI_BASE_URL": model.URL(), "DAILY_TOKEN_BUDGET": fmt.Sprint(budget), "TOKEN_BUDGET_PER_USER": "50%",
+		"SWITCHBOARD_DEMO": "true", // the demo's documents, on purpose: serve uses them only when told
 	})
 	var threads []string
 	for i := range 10 {

@@ -54,6 +54,8 @@ func (m *Main) chat(ctx context.Context, app *App, args []string) error {
 			fmt.Fprintln(m.Stdout, "!", userError(err))
 			continue
 		}
-		console.Print(m.Stdout, bot.Present(text, res), p.Details(), p.Streamed())
+		final := bot.Present(text, res)
+		p.Settle(final.Answer) // a draft the check rewrote gives way to the answer
+		console.Print(m.Stdout, final, p.Details(), p.Streamed())
 	}
 }

@@ -16,11 +16,11 @@ import (
 
 // Config is every setting Switchboard reads, all from the environment.
 // The README's configuration table is generated from these tags (see
-// `bot config --docs`), and a test keeps the two in step; `bot config`
+// `switchboard config --docs`), and a test keeps the two in step; `switchboard config`
 // shows the values in effect.
 type Config struct {
 	DataDir string `env:"SWITCHBOARD_DATA_DIR" help:"Folder of the embedded SQLite store (default: the user's data dir, e.g. ~/.local/share/switchboard)"`
-	Demo    bool   `env:"SWITCHBOARD_DEMO" default:"true" help:"Let ask, chat and serve load the bundled demo knowledge base into an empty embedded store, marked as the demo; ingest never loads it, and your first ingest or graph import removes it before storing yours, so it is never mixed with your documents"`
+	Demo    string `env:"SWITCHBOARD_DEMO" default:"auto" help:"The bundled demo knowledge base (Brightline Labs, a fictional company): auto lets ask and chat load it into an empty embedded store, and serve never answers from it (it says the knowledge base is empty); true lets serve answer from it too; false: never. Marked as the demo, it is removed by your first ingest or graph import before yours is stored, so it is never mixed with your documents"`
 
 	OpenAIKey       string        `env:"OPENAI_API_KEY" secret:"true" help:"API key of an OpenAI-compatible server; with OPENAI_BASE_URL alone, a keyless local server (Ollama) is used"`
 	OpenAIBaseURL   string        `env:"OPENAI_BASE_URL" help:"Base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1 for Ollama"`
@@ -31,7 +31,7 @@ type Config struct {
 	ModelTimeout    time.Duration `env:"OPENAI_TIMEOUT" default:"60s" help:"Timeout of one model request"`
 	ModelRetries    int           `env:"OPENAI_MAX_RETRIES" default:"3" help:"Retries of a model request on 429, 5xx and network errors"`
 	Temperature     float64       `env:"OPENAI_TEMPERATURE" default:"0" help:"Sampling temperature of answers, sent on every request (decisions always use 0); -1 leaves it to the server, for reasoning models"`
-	ModelConcurrent int           `env:"OPENAI_MAX_CONCURRENT" default:"0" help:"Most requests in flight to the model server at once (a local llama.cpp server answers one at a time: set 1); bot eval answers no more cases at once; 0: no bound"`
+	ModelConcurrent int           `env:"OPENAI_MAX_CONCURRENT" default:"0" help:"Most requests in flight to the model server at once (a local llama.cpp server answers one at a time: set 1); switchboard eval answers no more cases at once; 0: no bound"`
 	MaxTokens       int           `env:"OPENAI_MAX_TOKENS" default:"1024" help:"Longest answer the model may write, in tokens; decisions are bounded to 512"`
 	CircuitFailures int           `env:"MODEL_CIRCUIT_FAILURES" default:"5" help:"Model requests failed in a row (after retries) that open the circuit: answers go offline at once instead of waiting on a server that is down; 0: never"`
 	CircuitCooldown time.Duration `env:"MODEL_CIRCUIT_COOLDOWN" default:"30s" help:"How long an open model circuit waits before it lets one request through as a probe; meanwhile the server is pinged (GET /models) every second, and the first success, or a /readyz that finds it answering, closes it"`
@@ -49,14 +49,14 @@ type Config struct {
 	TavilyKey     string `env:"TAVILY_API_KEY" secret:"true" help:"Tavily API key; without it the web route says web search isn't set up here"`
 	TavilyBaseURL string `env:"TAVILY_BASE_URL" default:"https://api.tavily.com" help:"Tavily API base URL"`
 
-	DocsBaseURL     string `env:"DOCS_BASE_URL" help:"Where people read the files bot ingest loads, e.g. https://github.com/acme/handbook/blob/main/: a file's source links to this URL followed by the file's path from the top of its Git checkout (outside one, from the folder named); a url: in a Markdown file's front matter wins; empty: only url: links files"`
+	DocsBaseURL     string `env:"DOCS_BASE_URL" help:"Where people read the files switchboard ingest loads, e.g. https://github.com/acme/handbook/blob/main/: a file's source links to this URL followed by the file's path from the top of its Git checkout (outside one, from the folder named); a url: in a Markdown file's front matter wins; empty: only url: links files"`
 	IngestAdmins    string `env:"INGEST_ADMINS" help:"Who may ingest a channel from chat (@Switchboard ingest this channel, /ingest): user ids separated by commas, as slack:U123 or discord:123456 (a bare id counts on either platform); empty: nobody"`
 	IngestMaxFileMB int    `env:"INGEST_MAX_FILE_MB" default:"20" help:"Largest file attached to a chat message (text, Markdown, HTML, PDF) that chat ingestion reads, in MB"`
 	GraphExtract    string `env:"GRAPH_EXTRACT" default:"auto" help:"Graph facts from ingested chat, public channels only: auto (the model when one is configured, else rules), rules (explicit sentence patterns, offline) or off"`
 	GraphLabels     string `env:"GRAPH_LABELS" default:"Organization,Person,Product,System,Team,Project,Location" help:"Entity labels graph extraction may use, separated by commas"`
 	GraphRelations  string `env:"GRAPH_RELATIONS" default:"SUPPLIES,CUSTOMER_OF,OWNS,PARTNERS_WITH,WORKS_FOR,MANAGES,REPORTS_TO,USES,DEPENDS_ON,ACQUIRED,PART_OF,LOCATED_IN" help:"Relationship types graph extraction may use, separated by commas"`
 
-	HTTPAddr           string        `env:"HTTP_ADDR" default:":8080" help:"Address of the HTTP server of bot serve: /slack/events, /discord/interactions, /healthz, /readyz, /metrics"`
+	HTTPAddr           string        `env:"HTTP_ADDR" default:":8080" help:"Address of the HTTP server of switchboard serve: /slack/events, /discord/interactions, /healthz, /readyz, /metrics"`
 	SlackBotToken      string        `env:"SLACK_BOT_TOKEN" secret:"true" help:"Slack bot token (xoxb-…)"`
 	SlackAppToken      string        `env:"SLACK_APP_TOKEN" secret:"true" help:"Slack app-level token (xapp-…): use Socket Mode, no public URL needed"`
 	SlackSigningSecret string        `env:"SLACK_SIGNING_SECRET" secret:"true" help:"Slack signing secret: serve the Events API at POST /slack/events"`
@@ -73,10 +73,10 @@ type Config struct {
 	EditInterval       time.Duration `env:"EDIT_INTERVAL" default:"1s" help:"Least time between two progress edits of one chat message"`
 	AnswerTimeout      time.Duration `env:"ANSWER_TIMEOUT" default:"3m" help:"Longest time one answer may take"`
 	ShutdownTimeout    time.Duration `env:"SHUTDOWN_TIMEOUT" default:"60s" help:"On SIGTERM, how long answers in flight may take to finish"`
-	ThreadRetention    time.Duration `env:"THREAD_RETENTION" default:"2160h" help:"bot serve deletes conversation threads idle longer than this (2160h: 90 days), checking every RETENTION_INTERVAL; 0: keep them"`
-	EventRetention     time.Duration `env:"EVENT_RETENTION" default:"48h" help:"With PostgreSQL, bot serve forgets after this the chat deliveries it remembers to answer each question once, the questions answered and the limits' old counts; platforms stop retrying within hours; 0: keep them"`
+	ThreadRetention    time.Duration `env:"THREAD_RETENTION" default:"2160h" help:"switchboard serve deletes conversation threads idle longer than this (2160h: 90 days), checking every RETENTION_INTERVAL; 0: keep them"`
+	EventRetention     time.Duration `env:"EVENT_RETENTION" default:"48h" help:"With PostgreSQL, switchboard serve forgets after this the chat deliveries it remembers to answer each question once, the questions answered and the limits' old counts; platforms stop retrying within hours; 0: keep them"`
 	QuestionLease      time.Duration `env:"QUESTION_LEASE" default:"30s" help:"With DATABASE_URL, how long a replica's claim on a question it answers lasts without renewal (renewed every third of it): how soon another replica takes over the questions of one that died"`
-	RetentionInterval  time.Duration `env:"RETENTION_INTERVAL" default:"1h" help:"How often bot serve prunes what it keeps for a while (threads, deliveries, answered questions), starting when it starts"`
+	RetentionInterval  time.Duration `env:"RETENTION_INTERVAL" default:"1h" help:"How often switchboard serve prunes what it keeps for a while (threads, deliveries, answered questions), starting when it starts"`
 
 	MaxQuestionChars int    `env:"MAX_QUESTION_CHARS" default:"4000" help:"Longer questions are refused with a clear message"`
 	MaxAnswerChars   int    `env:"MAX_ANSWER_CHARS" default:"6000" help:"Longer answers are cut at a paragraph and end with \"… (answer shortened)\"; 0: no limit"`
@@ -180,6 +180,9 @@ func (c *Config) validate() error {
 	if c.ModelRetries < 0 || c.ModelRetries > 10 {
 		return &configError{"OPENAI_MAX_RETRIES", fmt.Sprintf("%d is outside 0..10", c.ModelRetries)}
 	}
+	if err := c.validateDemo(); err != nil {
+		return err
+	}
 	if c.MaxQuestionChars < 1 {
 		return &configError{"MAX_QUESTION_CHARS", "must be at least 1"}
 	}
@@ -236,6 +239,12 @@ func (c *Config) validate() error {
 	if (c.SlackAppToken != "" || c.SlackSigningSecret != "") && c.SlackBotToken == "" {
 		return &configError{"SLACK_BOT_TOKEN", "required with SLACK_APP_TOKEN or SLACK_SIGNING_SECRET"}
 	}
+	if err := slackTokenKind("SLACK_BOT_TOKEN", c.SlackBotToken); err != nil {
+		return err
+	}
+	if err := slackTokenKind("SLACK_APP_TOKEN", c.SlackAppToken); err != nil {
+		return err
+	}
 	for name, d := range map[string]time.Duration{"EDIT_INTERVAL": c.EditInterval, "ANSWER_TIMEOUT": c.AnswerTimeout, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout,
 		"NEO4J_READ_BUDGET": c.Neo4jReadBudget, "NEO4J_CIRCUIT_COOLDOWN": c.Neo4jCircuitCooldown} {
 		if d <= 0 {
@@ -268,6 +277,48 @@ func (c *Config) validate() error {
 	return nil
 }
 
+// slackTokens are the kinds of Slack token by prefix: the setting each
+// belongs in (none: Switchboard takes none of that kind) and where Slack
+// shows it. Rotating tokens are prefixed "xoxe." (xoxe.xoxb-…).
+var slackTokens = []struct{ prefix, kind, setting, where string }{
+	{"xoxb-", "a bot token", "SLACK_BOT_TOKEN", "OAuth & Permissions → Bot User OAuth Token"},
+	{"xapp-", "an app-level token", "SLACK_APP_TOKEN", "Basic Information → App-Level Tokens, with connections:write"},
+	{"xoxp-", "a user token", "", ""},
+	{"xoxe-", "a refresh token", "", ""},
+}
+
+// slackTokenKind checks that the token in setting name is of the kind
+// that setting takes, by its prefix, and says what it is and where it
+// belongs when it is not: an app-level token given as the bot token
+// would otherwise fail only at Slack, as "not_allowed_token_type", or
+// pass auth.test and fail later. The token itself is never shown.
+func slackTokenKind(name, token string) error {
+	if token == "" {
+		return nil
+	}
+	token = strings.TrimPrefix(token, "xoxe.")
+	var want string
+	for _, k := range slackTokens {
+		if k.setting == name {
+			if strings.HasPrefix(token, k.prefix) {
+				return nil
+			}
+			want = fmt.Sprintf("%s takes %s, %s… (%s)", name, k.kind, k.prefix, k.where)
+		}
+	}
+	for _, k := range slackTokens {
+		if !strings.HasPrefix(token, k.prefix) {
+			continue
+		}
+		goes := "which Switchboard does not use"
+		if k.setting != "" {
+			goes = "which goes in " + k.setting
+		}
+		return &configError{name, fmt.Sprintf("%s (%s…) was given, %s; %s", k.kind, k.prefix, goes, want)}
+	}
+	return &configError{name, "this is not a Slack token; " + want}
+}
+
 // validDocsBaseURL checks DOCS_BASE_URL: an http(s) URL with a host, to
 // which file paths are appended, so without a query or fragment.
 func validDocsBaseURL(s string) error {
@@ -284,6 +335,36 @@ func validDocsBaseURL(s string) error {
 		return fmt.Errorf("%q has a user name: links are shown to everyone", s)
 	}
 	return nil
+}
+
+// validateDemo reads SWITCHBOARD_DEMO: auto, or true or false in any
+// spelling strconv.ParseBool takes, kept as "auto", "true" or "false".
+func (c *Config) validateDemo() error {
+	if strings.EqualFold(c.Demo, "auto") {
+		c.Demo = "auto"
+		return nil
+	}
+	b, err := strconv.ParseBool(c.Demo)
+	if err != nil {
+		return &configError{"SWITCHBOARD_DEMO", fmt.Sprintf("%q is not auto, true or false", c.Demo)}
+	}
+	c.Demo = strconv.FormatBool(b)
+	return nil
+}
+
+// DemoFor reports whether the command cmd may load the demo knowledge
+// base into an empty embedded store and answer from it: ask and chat
+// unless SWITCHBOARD_DEMO=false, serve only when SWITCHBOARD_DEMO=true.
+// serve answers real people in a real workspace, who must never be
+// answered from a fictional company because nobody turned the demo off.
+func (c Config) DemoFor(cmd string) bool {
+	switch cmd {
+	case "ask", "chat":
+		return c.Demo != "false"
+	case "serve":
+		return c.Demo == "true"
+	}
+	return false // ingest, graph import and migrate never load it
 }
 
 // SlackConfigured reports whether Slack has what one delivery mode needs.

@@ -45,7 +45,7 @@ func ConfigTable() string {
 	return b.String()
 }
 
-// config is `bot config`: the values in effect, secrets masked, and where
+// config is `switchboard config`: the values in effect, secrets masked, and where
 // each comes from; with --docs, the table of what each setting means.
 func (m *Main) config(args []string) error {
 	fs := m.newFlags("config", "config [--docs]")
@@ -73,7 +73,7 @@ func (m *Main) config(args []string) error {
 func (m *Main) printSettings() error {
 	cfg, cfgErr := LoadConfig(m.Getenv)
 	v := reflect.ValueOf(cfg)
-	fmt.Fprintln(m.Stdout, "Settings in effect (secrets masked; `bot config --docs` says what each means):")
+	fmt.Fprintln(m.Stdout, "Settings in effect (secrets masked; `switchboard config --docs` says what each means):")
 	fmt.Fprintln(m.Stdout)
 	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', 0)
 	for _, s := range settingsDocs() {

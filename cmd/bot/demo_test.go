@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard/switchboard/bot/slack/slacktest"
 	"github.com/switchboard/switchboard/sqlite"
 )
 
@@ -60,7 +61,7 @@ func TestFirstIngestHasNoDemo(t *testing.T) {
 	}
 }
 
-// `bot ask` on a store nobody has ingested into answers from the demo, and
+// `switchboard ask` on a store nobody has ingested into answers from the demo, and
 // the first ingest then removes it.
 func TestNeverIngestedStoreGetsTheDemo(t *testing.T) {
 	data := t.TempDir()
@@ -97,5 +98,107 @@ func TestGraphImportRemovesTheDemo(t *testing.T) {
 	}
 	if keys, n := storedKeys(t, data); len(keys) != 0 || n != 2 {
 		t.Errorf("after a graph import: documents %v and %d nodes, want no demo and the 2 imported", keys, n)
+	}
+}
+
+// slackServe serves Slack's Events API on env through the fake and
+// returns a function that posts one mention of a question and returns the
+// final answer in its thread.
+func slackServe(t *testing.T, fake *slacktest.Server, env map[string]string) (mention func(question string) string) {
+	t.Helper()
+	env["SLACK_BOT_TOKEN"], env["SLACK_SIGNING_SECRET"], env["SLACK_API_URL"] = fake.BotToken, fake.SigningSecret, fake.APIURL()
+	env["EDIT_INTERVAL"] = "10ms"
+	addr := startServe(t, env)
+	return func(question string) string {
+		t.Helper()
+		return answerIn(t, fake, addr, "C1", question)
+	}
+}
+
+// A real workspace is never answered from the fictional demo company:
+// serve with Slack configured, on a new store or on one an earlier ask
+// filled with the demo, says the knowledge base is empty and how to fill
+// it, and leaves the demo where it was for ask. SWITCHBOARD_DEMO=true
+// asks for the demo in chat explicitly.
+func TestServeNeverAnswersFromTheDemo(t *testing.T) {
+	const question = "What is our refund policy?"
+	empty := func(t *testing.T, answer string) {
+		t.Helper()
+		for _, w := range []string{"30 days", "refund-policy.md", "examples/", "Brightline"} {
+			if strings.Contains(answer, w) {
+				t.Errorf("the answer cites the demo (%q):\n%s", w, answer)
+			}
+		}
+		for _, w := range []string{"the knowledge base is empty", "ingest PATH"} {
+			if !strings.Contains(answer, w) {
+				t.Errorf("the answer lacks %q:\n%s", w, answer)
+			}
+		}
+	}
+	t.Run("new store", func(t *testing.T) {
+		fake := slacktest.NewServer()
+		defer fake.Close()
+		data := t.TempDir()
+		empty(t, slackServe(t, fake, map[string]string{"SWITCHBOARD_DATA_DIR": data})(question))
+		if keys, nodes := storedKeys(t, data); len(keys) != 0 || nodes != 0 {
+			t.Errorf("serve loaded %v and %d graph nodes", keys, nodes)
+		}
+	})
+	t.Run("store holding the demo", func(t *testing.T) {
+		data := t.TempDir()
+		askJSON(t, map[string]string{"SWITCHBOARD_DATA_DIR": data}, question) // loads the demo
+		keys, nodes := storedKeys(t, data)
+		if len(keys) == 0 || nodes == 0 {
+			t.Fatalf("ask did not load the demo: %v, %d nodes", keys, nodes)
+		}
+		fake := slacktest.NewServer()
+		defer fake.Close()
+		mention := slackServe(t, fake, map[string]string{"SWITCHBOARD_DATA_DIR": data})
+		empty(t, mention(question))
+		if answer := mention("Which suppliers are connected to our top 3 customers?"); strings.Contains(answer, "Kestrel") {
+			t.Errorf("a graph question is answered from the demo:\n%s", answer)
+		}
+		if k, n := storedKeys(t, data); len(k) != len(keys) || n != nodes {
+			t.Errorf("serve changed the store: %d documents and %d nodes, were %d and %d", len(k), n, len(keys), nodes)
+		}
+		res := askJSON(t, map[string]string{"SWITCHBOARD_DATA_DIR": data}, question)
+		if len(res.Sources) == 0 || !strings.HasPrefix(res.Sources[0].Location, "examples/") {
+			t.Errorf("ask no longer answers from the demo: %s", res.Answer)
+		}
+	})
+	t.Run("SWITCHBOARD_DEMO=true", func(t *testing.T) {
+		fake := slacktest.NewServer()
+		defer fake.Close()
+		answer := slackServe(t, fake, map[string]string{"SWITCHBOARD_DEMO": "true"})(question)
+		if !strings.Contains(answer, "30 days") || !strings.Contains(answer, "refund-policy.md") {
+			t.Errorf("the demo asked for is not used:\n%s", answer)
+		}
+	})
+}
+
+// SWITCHBOARD_DEMO: auto (unset) gives the demo to ask and chat, never to
+// serve; true to serve too; false to none; anything else is refused.
+func TestDemoSetting(t *testing.T) {
+	for value, want := range map[string]string{"": "ask chat", "auto": "ask chat", "AUTO": "ask chat",
+		"true": "ask chat serve", "1": "ask chat serve", "false": "", "0": ""} {
+		cfg, err := LoadConfig(func(name string) string {
+			return map[string]string{"SWITCHBOARD_DEMO": value, "SWITCHBOARD_DATA_DIR": "/tmp"}[name]
+		})
+		if err != nil {
+			t.Fatalf("SWITCHBOARD_DEMO=%q: %v", value, err)
+		}
+		var got []string
+		for _, cmd := range []string{"ask", "chat", "serve", "ingest", "graph", "migrate"} {
+			if cfg.DemoFor(cmd) {
+				got = append(got, cmd)
+			}
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("SWITCHBOARD_DEMO=%q: the demo for %v, want %q", value, got, want)
+		}
+	}
+	_, err := LoadConfig(func(name string) string { return map[string]string{"SWITCHBOARD_DEMO": "maybe"}[name] })
+	if err == nil || !strings.Contains(err.Error(), "SWITCHBOARD_DEMO") {
+		t.Errorf("SWITCHBOARD_DEMO=maybe: %v", err)
 	}
 }

@@ -37,7 +37,7 @@ func TestDocsBaseURLSetting(t *testing.T) {
 	}
 }
 
-// bot ingest links the files to DOCS_BASE_URL, and what the retriever
+// switchboard ingest links the files to DOCS_BASE_URL, and what the retriever
 // returns carries the link and the section.
 func TestIngestLinksFilesToDocsBaseURL(t *testing.T) {
 	dir := t.TempDir()

@@ -19,8 +19,8 @@ import (
 )
 
 const evalSynopsis = `eval [flags] CASES.jsonl
-       bot eval --corpus DIR [--corpus DIR…] [--split NAME] [flags]
-       bot eval export-feedback [--out FILE]
+       switchboard eval --corpus DIR [--corpus DIR…] [--split NAME] [flags]
+       switchboard eval export-feedback [--out FILE]
 
 Runs every case of CASES.jsonl through the agent and scores the route, the
 answer and the sources (the format is described in eval/doc.go), and how
@@ -39,10 +39,10 @@ row per corpus: route accuracy, right answers, right answers shown hedged,
 the precision of the high and medium badges, those badges on answers where
 none exists, and the confidently wrong. Thresholds hold for every corpus.
 
-  bot eval --kb examples eval/demo.jsonl
-  bot eval --docs ../shared/eval-data/handbook --northwind ../shared/eval-data/northwind eval/handbook-northwind.jsonl
-  bot eval --kb examples --max-confidently-wrong 0 eval/heldout-demo.jsonl
-  bot eval --corpus eval/corpora/go-docs --corpus eval/corpora/pagerduty-ir --corpus eval/corpora/18f-handbook
+  switchboard eval --kb examples eval/demo.jsonl
+  switchboard eval --docs ../shared/eval-data/handbook --northwind ../shared/eval-data/northwind eval/handbook-northwind.jsonl
+  switchboard eval --kb examples --max-confidently-wrong 0 eval/heldout-demo.jsonl
+  switchboard eval --corpus eval/corpora/go-docs --corpus eval/corpora/pagerduty-ir --corpus eval/corpora/18f-handbook
 
 export-feedback writes the 👍/👎 votes people gave in chat as cases.
 
@@ -73,7 +73,7 @@ type evalSet struct {
 	parallel            int
 }
 
-// evalCases is `bot eval [flags] CASES.jsonl` and `bot eval --corpus DIR…`.
+// evalCases is `switchboard eval [flags] CASES.jsonl` and `switchboard eval --corpus DIR…`.
 func (m *Main) evalCases(ctx context.Context, args []string) error {
 	fs := m.newFlags("eval", evalSynopsis)
 	kbDir := fs.String("kb", "", "knowledge base `DIR`: documents in DIR/docs (or DIR), graph in DIR/graph/nodes.csv and edges.csv")
@@ -291,7 +291,7 @@ func (m *Main) openForEval(ctx context.Context, configured bool) (app *App, clos
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg.Demo = false
+	cfg.Demo = "false"
 	tmp := ""
 	if !configured {
 		if tmp, err = os.MkdirTemp("", "switchboard-eval-*"); err != nil {
@@ -412,7 +412,7 @@ func (m *Main) exportFeedback(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg.Demo = false // reading votes must not load anything
+	cfg.Demo = "false" // reading votes must not load anything
 	app, err := Open(ctx, cfg, m.Stderr, m.appClock())
 	if err != nil {
 		return err
@@ -464,7 +464,7 @@ func writeCasesFile(path string, cases []eval.Case) error {
 }
 
 // parseInterleaved parses flags that may come before or after the
-// positional arguments ("bot eval cases.jsonl --json"), which the flag
+// positional arguments ("switchboard eval cases.jsonl --json"), which the flag
 // package alone stops at. Each round consumes at least one argument.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string

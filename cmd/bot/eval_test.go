@@ -181,7 +181,7 @@ func TestEvalBadInput(t *testing.T) {
 		{"bad threshold", []string{"--min-route-accuracy", "lots", writeLines(t, good)}, "not a fraction"},
 		{"bad limit", []string{"--max-confidently-wrong", "lots", writeLines(t, good)}, "not a count"},
 		{"negative limit", []string{"--max-confidently-wrong", "-1", writeLines(t, good)}, "not a count"},
-		{"no file", []string{"--kb", "../../examples"}, "Usage: bot eval"},
+		{"no file", []string{"--kb", "../../examples"}, "Usage: switchboard eval"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -339,7 +339,7 @@ func TestExportFeedback(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 
-	// The exported file is a set that bot eval runs.
+	// The exported file is a set that switchboard eval runs.
 	if text, stderr, err := run(t, map[string]string{}, "eval", "--kb", "../../examples", out); err != nil || !strings.Contains(squash(text), "Cases 2") {
 		t.Errorf("eval of the exported cases: %v\n%s%s", err, text, stderr)
 	}

@@ -83,7 +83,7 @@ func TestIngestProgressLogsWithoutATerminal(t *testing.T) {
 func TestEmptyKnowledgeBaseSaysHowToFillIt(t *testing.T) {
 	env := map[string]string{"SWITCHBOARD_DATA_DIR": t.TempDir(), "SWITCHBOARD_DEMO": "false"}
 	res := askJSON(t, env, "What is our refund policy?")
-	if !strings.Contains(res.Answer, "knowledge base is empty") || !strings.Contains(res.Answer, "bot ingest PATH") || res.Confidence != "none" {
+	if !strings.Contains(res.Answer, "knowledge base is empty") || !strings.Contains(res.Answer, "switchboard ingest PATH") || res.Confidence != "none" {
 		t.Errorf("confidence %s, answer:\n%s", res.Confidence, res.Answer)
 	}
 	out, _, err := run(t, env, "ask", "What is our refund policy?")
@@ -104,7 +104,7 @@ func TestEmptyKnowledgeBaseSaysHowToFillIt(t *testing.T) {
 	}
 }
 
-// bot config shows the values in effect and their source, secrets
+// switchboard config shows the values in effect and their source, secrets
 // masked; --docs the README's table.
 func TestConfigShowsTheValuesInEffect(t *testing.T) {
 	env := map[string]string{
@@ -160,11 +160,11 @@ func TestMistypedCommandsAndFlags(t *testing.T) {
 		{[]string{"ingset", "docs"}, []string{`unknown command "ingset" (did you mean "ingest"?)`, "Usage:"}, ""},
 		{[]string{"serv"}, []string{`(did you mean "serve"?)`}, ""},
 		{[]string{"frobnicate"}, []string{`unknown command "frobnicate"`}, "did you mean"},
-		{[]string{"serve", "--bogus"}, []string{"bot serve: unknown flag --bogus", "takes no flags", "SLACK_BOT_TOKEN", "HTTP_ADDR"}, ""},
-		{[]string{"migrate", "now"}, []string{"bot migrate: unknown argument now", "DATABASE_URL"}, ""},
-		{[]string{"ask", "--jsn", "hi"}, []string{"bot ask: unknown flag --jsn (did you mean --json?)", "-thread", "continue the stored conversation"}, ""},
+		{[]string{"serve", "--bogus"}, []string{"switchboard serve: unknown flag --bogus", "takes no flags", "SLACK_BOT_TOKEN", "HTTP_ADDR"}, ""},
+		{[]string{"migrate", "now"}, []string{"switchboard migrate: unknown argument now", "DATABASE_URL"}, ""},
+		{[]string{"ask", "--jsn", "hi"}, []string{"switchboard ask: unknown flag --jsn (did you mean --json?)", "-thread", "continue the stored conversation"}, ""},
 		{[]string{"ask", "--frobnicate", "hi"}, []string{"unknown flag --frobnicate", "-json"}, "did you mean"},
-		{[]string{"chat", "--thread"}, []string{"flag needs an argument", "Usage: bot chat"}, ""},
+		{[]string{"chat", "--thread"}, []string{"flag needs an argument", "Usage: switchboard chat"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -8,13 +8,13 @@ import (
 	"time"
 )
 
-// healthcheck asks the local `bot serve` whether it is alive: GET
+// healthcheck asks the local `switchboard serve` whether it is alive: GET
 // http://127.0.0.1:PORT/healthz, PORT taken from HTTP_ADDR. It exists for
 // container HEALTHCHECKs, since the distroless image has no shell or curl.
 // It exits 0 when the server answers 200, 1 otherwise.
 func (m *Main) healthcheck(ctx context.Context, args []string) error {
 	if len(args) > 0 {
-		fmt.Fprintln(m.Stderr, "Usage: bot healthcheck")
+		fmt.Fprintln(m.Stderr, "Usage: switchboard healthcheck")
 		return errUsage
 	}
 	cfg, err := LoadConfig(m.Getenv)

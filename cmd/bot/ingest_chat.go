@@ -14,7 +14,7 @@ import (
 	"github.com/switchboard/switchboard/ingest/slackhist"
 )
 
-// ingestAny is `bot ingest`: files and folders, or with "slack" or
+// ingestAny is `switchboard ingest`: files and folders, or with "slack" or
 // "discord" and --channel, a chat channel's history.
 func (m *Main) ingestAny(ctx context.Context, app *App, args []string) error {
 	if len(args) > 0 && (args[0] == "slack" || args[0] == "discord") && hasChannelFlag(args[1:]) {
@@ -24,7 +24,7 @@ func (m *Main) ingestAny(ctx context.Context, app *App, args []string) error {
 }
 
 // hasChannelFlag reports whether args name a channel, which tells `bot
-// ingest slack --channel C1` from `bot ingest slack/` (a folder).
+// ingest slack --channel C1` from `switchboard ingest slack/` (a folder).
 func hasChannelFlag(args []string) bool {
 	for _, a := range args {
 		if a == "--channel" || a == "-channel" || strings.HasPrefix(a, "--channel=") || strings.HasPrefix(a, "-channel=") {
@@ -34,7 +34,7 @@ func hasChannelFlag(args []string) bool {
 	return false
 }
 
-// ingestChat is `bot ingest slack|discord --channel ID [--since DATE]`.
+// ingestChat is `switchboard ingest slack|discord --channel ID [--since DATE]`.
 func (m *Main) ingestChat(ctx context.Context, app *App, platform string, args []string) error {
 	fs := m.newFlags("ingest "+platform, "ingest "+platform+" --channel ID [--since YYYY-MM-DD]")
 	channel := fs.String("channel", "", "the channel's id (Slack: C…/G…; Discord: the channel's snowflake)")
@@ -48,7 +48,7 @@ func (m *Main) ingestChat(ctx context.Context, app *App, platform string, args [
 	}
 	since, err := parseSince(*sinceFlag)
 	if err != nil {
-		fmt.Fprintf(m.Stderr, "bot ingest %s: --since: %v\n", platform, err)
+		fmt.Fprintf(m.Stderr, "switchboard ingest %s: --since: %v\n", platform, err)
 		return errUsage
 	}
 	in, err := app.chatIngester(platform)
@@ -153,14 +153,14 @@ func (c *Config) validateIngest() error {
 	return nil
 }
 
-// chatPort is chat ingestion as the adapters of `bot serve` call it:
+// chatPort is chat ingestion as the adapters of `switchboard serve` call it:
 // package bot's port translated to ingest/chat's Service, so that neither
 // package imports the other.
 type chatPort struct{ *chat.Service }
 
 var _ bot.ChannelIngester = chatPort{}
 
-// chatService starts chat ingestion for `bot serve`. Its runs stop when
+// chatService starts chat ingestion for `switchboard serve`. Its runs stop when
 // ctx ends or at Close, which waits for them.
 func (app *App) chatService(ctx context.Context) chatPort {
 	admins, _ := chat.ParseAdmins(app.Config.IngestAdmins) // checked by LoadConfig; a bad list admits no one

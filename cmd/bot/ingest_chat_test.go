@@ -28,7 +28,7 @@ func slackEnv(t *testing.T, fake *slacktest.Server, extra map[string]string) map
 	return env
 }
 
-// `bot ingest slack` reads a channel once, a second run adds nothing, and
+// `switchboard ingest slack` reads a channel once, a second run adds nothing, and
 // the graph then answers a relationship question about the conversation,
 // citing the message that stated it.
 func TestIngestSlackCommandAndGraphAnswer(t *testing.T) {

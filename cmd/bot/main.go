@@ -1,17 +1,19 @@
 // Command bot is Switchboard: a Slack and Discord bot that answers a team's
-// questions from the right place. Subcommands:
+// questions from the right place. Its binary is named switchboard
+// (scripts/build.sh, the Dockerfile), never bot, which would collide with
+// the repository's bot/ folder. Subcommands:
 //
-//	bot serve                                   answer in Slack and Discord
-//	bot ask [--json] [--thread NAME] QUESTION   answer one question
-//	bot chat                                    a console conversation
-//	bot ingest PATH...                          load documents
-//	bot ingest slack|discord --channel ID       load a chat channel's history
-//	bot graph import NODES.csv EDGES.csv        load a knowledge graph
-//	bot migrate                                 apply database migrations
-//	bot eval [flags] CASES.jsonl                score answers on a set of cases
-//	bot config [--docs]                         the settings in effect, or what each means
-//	bot version                                 print the build
-//	bot healthcheck                             exit 0 if the local bot serve is alive
+//	switchboard serve                                   answer in Slack and Discord
+//	switchboard ask [--json] [--thread NAME] QUESTION   answer one question
+//	switchboard chat                                    a console conversation
+//	switchboard ingest PATH...                          load documents
+//	switchboard ingest slack|discord --channel ID       load a chat channel's history
+//	switchboard graph import NODES.csv EDGES.csv        load a knowledge graph
+//	switchboard migrate                                 apply database migrations
+//	switchboard eval [flags] CASES.jsonl                score answers on a set of cases
+//	switchboard config [--docs]                         the settings in effect, or what each means
+//	switchboard version                                 print the build
+//	switchboard healthcheck                             exit 0 if the local switchboard serve is alive
 //
 // All wiring and configuration live in this package; nothing below cmd/
 // reads the environment.
@@ -26,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -45,7 +48,7 @@ func main() {
 	stop()
 	if err != nil {
 		if !errors.Is(err, errUsage) {
-			fmt.Fprintln(os.Stderr, "bot:", err)
+			fmt.Fprintln(os.Stderr, "switchboard:", err)
 		}
 		os.Exit(exitCode(err))
 	}
@@ -58,12 +61,14 @@ type Main struct {
 	Stderr io.Writer
 	Getenv func(string) string
 
-	// listening, if set, is told the address `serve` listens on (tests use
-	// HTTP_ADDR=127.0.0.1:0).
-	listening func(addr string)
+	// listening, if set, is told the address `serve` listens on once it
+	// takes events, its platforms connected (tests use
+	// HTTP_ADDR=127.0.0.1:0); healthUp, as soon as the health checks
+	// answer there, before the platforms connect.
+	listening, healthUp func(addr string)
 	// now and terminal, if set, replace the clock and make progress be
 	// drawn as on a terminal (tests); sleep, if set, replaces the timers
-	// of the App's waits (see Clock).
+	// of the App's waits (see Clock) and of the chat platforms' retries.
 	now      func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) error
 	terminal bool
@@ -89,23 +94,25 @@ func exitCode(err error) int {
 const usage = `Switchboard answers questions from your documents, knowledge graph and the web.
 
 Usage:
-  bot serve                                   answer in Slack and Discord (see README: Slack, Discord)
-  bot ask [--json] [--thread NAME] QUESTION   answer one question
-  bot chat [--thread NAME]                    a console conversation with follow-ups
-  bot ingest PATH...                          load Markdown, text, HTML and PDF files and folders
-  bot ingest slack --channel ID [--since DAY] load a Slack channel's history (again: only what is new)
-  bot ingest discord --channel ID [--since DAY]  the same for a Discord channel and its threads
-  bot graph import NODES.csv EDGES.csv        load a knowledge graph (see examples/graph)
-  bot migrate                                 apply the database migrations (also done at start-up)
-  bot eval [flags] CASES.jsonl                score answers on a set of cases (bot eval -h; eval/doc.go)
-  bot eval export-feedback [--out FILE]       write the 👍/👎 votes from chat as eval cases
-  bot config [--docs]                         the settings in effect and their source (--docs: what each means)
-  bot version                                 print the version
-  bot healthcheck                             exit 0 if the local 'bot serve' answers /healthz
+  switchboard serve                                   answer in Slack and Discord (see README: Slack, Discord)
+  switchboard ask [--json] [--thread NAME] QUESTION   answer one question
+  switchboard chat [--thread NAME]                    a console conversation with follow-ups
+  switchboard ingest PATH...                          load Markdown, text, HTML and PDF files and folders
+  switchboard ingest slack --channel ID [--since DAY] load a Slack channel's history (again: only what is new)
+  switchboard ingest discord --channel ID [--since DAY]  the same for a Discord channel and its threads
+  switchboard graph import NODES.csv EDGES.csv        load a knowledge graph (see examples/graph)
+  switchboard migrate                                 apply the database migrations (also done at start-up)
+  switchboard eval [flags] CASES.jsonl                score answers on a set of cases (switchboard eval -h; eval/doc.go)
+  switchboard eval export-feedback [--out FILE]       write the 👍/👎 votes from chat as eval cases
+  switchboard config [--docs]                         the settings in effect and their source (--docs: what each means)
+  switchboard version                                 print the version
+  switchboard healthcheck                             exit 0 if the local 'switchboard serve' answers /healthz
 
-With nothing configured, Switchboard uses an embedded store, a demo knowledge
-base and an offline engine. Set OPENAI_API_KEY (or OPENAI_BASE_URL) for a model
-and TAVILY_API_KEY for web search; 'bot config' shows every setting.
+With nothing configured, Switchboard uses an embedded store and an offline
+engine, and ask and chat answer from a demo knowledge base (a fictional company)
+until you ingest your own; serve never answers from the demo unless
+SWITCHBOARD_DEMO=true. Set OPENAI_API_KEY (or OPENAI_BASE_URL) for a model and
+TAVILY_API_KEY for web search; 'switchboard config' shows every setting.
 `
 
 // Run executes one subcommand.
@@ -143,7 +150,7 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		"serve":   m.serve,
 	}[cmd]
 	if !ok {
-		fmt.Fprintf(m.Stderr, "bot: unknown command %q%s\n\n%s", cmd, didYouMean(cmd, commands), usage)
+		fmt.Fprintf(m.Stderr, "switchboard: unknown command %q%s\n\n%s", cmd, didYouMean(cmd, commands), usage)
 		return errUsage
 	}
 	if (cmd == "serve" || cmd == "migrate") && len(rest) > 0 {
@@ -154,7 +161,9 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg.Demo = cfg.Demo && demoCommand(cmd) // only commands that answer load the demo (demo.go)
+	// From here on Demo says whether this command uses the demo: "true"
+	// or "false" (Config.DemoFor, demo.go).
+	cfg.Demo = strconv.FormatBool(cfg.DemoFor(cmd))
 	app, err := Open(ctx, cfg, m.Stderr, m.appClock())
 	if err != nil {
 		return err
@@ -172,20 +181,20 @@ var commands = []string{"serve", "ask", "chat", "ingest", "graph", "migrate", "e
 // noArgSettings says, for the commands that take no flags or arguments,
 // which settings (environment variables, by prefix) configure them.
 var noArgSettings = map[string][]string{
-	"serve":       {"HTTP_ADDR", "SLACK_", "DISCORD_", "MAX_CONCURRENT_QUESTIONS", "MAX_QUEUED_QUESTIONS", "ANSWER_TIMEOUT", "SHUTDOWN_TIMEOUT"},
+	"serve":       {"HTTP_ADDR", "SLACK_", "DISCORD_", "SWITCHBOARD_DEMO", "MAX_CONCURRENT_QUESTIONS", "MAX_QUEUED_QUESTIONS", "ANSWER_TIMEOUT", "SHUTDOWN_TIMEOUT"},
 	"migrate":     {"DATABASE_URL", "NEO4J_URI", "SWITCHBOARD_DATA_DIR"},
 	"healthcheck": {"HTTP_ADDR"},
 }
 
-// noArguments answers `bot serve --bogus`: what was wrong, that the command
+// noArguments answers `switchboard serve --bogus`: what was wrong, that the command
 // takes no flags, and the settings that configure it instead.
 func (m *Main) noArguments(cmd string, args []string) error {
 	what := "argument"
 	if strings.HasPrefix(args[0], "-") {
 		what = "flag"
 	}
-	fmt.Fprintf(m.Stderr, "bot %s: unknown %s %s\nUsage: bot %s\n\n", cmd, what, args[0], cmd)
-	fmt.Fprintf(m.Stderr, "bot %s takes no flags or arguments: it is configured by environment variables (bot config shows the values in effect), among them:\n", cmd)
+	fmt.Fprintf(m.Stderr, "switchboard %s: unknown %s %s\nUsage: switchboard %s\n\n", cmd, what, args[0], cmd)
+	fmt.Fprintf(m.Stderr, "switchboard %s takes no flags or arguments: it is configured by environment variables (switchboard config shows the values in effect), among them:\n", cmd)
 	for _, s := range settingsDocs() {
 		for _, p := range noArgSettings[cmd] {
 			if s.name == p || (strings.HasSuffix(p, "_") && strings.HasPrefix(s.name, p)) {
@@ -202,7 +211,7 @@ func (m *Main) newFlags(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(m.Stderr, "Usage: bot %s\n", synopsis)
+		fmt.Fprintf(m.Stderr, "Usage: switchboard %s\n", synopsis)
 		n := 0
 		fs.VisitAll(func(*flag.Flag) { n++ })
 		if n > 0 && !strings.HasSuffix(synopsis, "Flags:") {
@@ -239,7 +248,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 			msg += " (did you mean --" + s + "?)"
 		}
 	}
-	fmt.Fprintf(out, "bot %s: %s\n", fs.Name(), msg)
+	fmt.Fprintf(out, "switchboard %s: %s\n", fs.Name(), msg)
 	usage()
 	return errUsage
 }

@@ -10,7 +10,7 @@ import (
 // command exists to run it as a deployment step and to say what is in use.
 func (m *Main) migrate(_ context.Context, app *App, args []string) error {
 	if len(args) > 0 {
-		fmt.Fprintln(m.Stderr, "Usage: bot migrate")
+		fmt.Fprintln(m.Stderr, "Usage: switchboard migrate")
 		return errUsage
 	}
 	for _, b := range app.Backends {

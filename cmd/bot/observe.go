@@ -97,7 +97,7 @@ func backendOf(cfg Config, route agent.Route) string {
 	return "sqlite"
 }
 
-// askerLimits returns the rate limits and the token budgets of `bot serve`.
+// askerLimits returns the rate limits and the token budgets of `switchboard serve`.
 func askerLimits(cfg Config) (*limits.Askers, *limits.Budget) {
 	return limits.NewAskers(cfg.UserRate, cfg.ChannelRate, nil), limits.NewBudget(cfg.DailyTokens, cfg.TokensPerUser(), nil)
 }

@@ -34,6 +34,7 @@ func TestServeMetricsAndRateLimit(t *testing.T) {
 	addr := startServe(t, map[string]string{
 		"SLACK_BOT_TOKEN": fake.BotToken, "SLACK_SIGNING_SECRET": fake.SigningSecret,
 		"SLACK_API_URL": fake.APIURL(), "EDIT_INTERVAL": "10ms", "RATE_LIMIT_USER_PER_MIN": "1",
+		"SWITCHBOARD_DEMO": "true", // answered from the demo's documents
 	})
 	target, _ := url.Parse("http://" + addr)
 	proxy := httputil.NewSingleHostReverseProxy(target)

@@ -33,7 +33,7 @@ const (
 )
 
 // TestServeReplica is not a test. Run by startReplica as a child process,
-// it is one `bot serve` with the environment it was given, until SIGTERM
+// it is one `switchboard serve` with the environment it was given, until SIGTERM
 // or until it is killed.
 func TestServeReplica(t *testing.T) {
 	if os.Getenv(replicaEnv) == "" {
@@ -48,7 +48,7 @@ func TestServeReplica(t *testing.T) {
 	}
 }
 
-// replica is a `bot serve` in a child process.
+// replica is a `switchboard serve` in a child process.
 type replica struct {
 	cmd   *exec.Cmd
 	proxy *httputil.ReverseProxy // to its HTTP server, over TCP
@@ -131,7 +131,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 var questionID = regexp.MustCompile(`Q\d+-\d+`)
 
-// The way replicas fail: three `bot serve` on one PostgreSQL behind one
+// The way replicas fail: three `switchboard serve` on one PostgreSQL behind one
 // Slack app (Events API), 100 questions in 30 threads, each asked once the
 // one before it in its thread shows its placeholder, as people do; one
 // replica is killed with SIGKILL mid-burst, and Slack's retries of the
@@ -141,7 +141,7 @@ var questionID = regexp.MustCompile(`Q\d+-\d+`)
 // question before, in the thread's history, whichever replica answered it.
 func TestReplicasAnswerEveryQuestionOnceInOrder(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts three bot serve processes")
+		t.Skip("starts three switchboard serve processes")
 	}
 	dbURL := testenv.PostgresURL(t)
 	fake := slacktest.NewServer()

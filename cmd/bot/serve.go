@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -10,22 +11,25 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/discord"
 	"github.com/switchboard/switchboard/bot/slack"
+	"github.com/switchboard/switchboard/internal/slackapi"
 	"github.com/switchboard/switchboard/retention"
 )
 
 // serve answers questions from Slack and Discord until SIGTERM/SIGINT.
 // One HTTP server carries the webhooks of both platforms and the health
 // checks; Socket Mode and the Discord gateway run beside it. The steps:
-// start the dispatcher, build the HTTP routes, connect each platform,
-// listen, run until the signal or a failed connection, and drain.
+// start the dispatcher, listen (the health checks answer from then on,
+// while the platforms connect, which may take retries), connect each
+// platform, run until the signal or a failed connection, and drain.
 func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	if len(args) > 0 {
-		fmt.Fprintln(m.Stderr, "Usage: bot serve")
+		fmt.Fprintln(m.Stderr, "Usage: switchboard serve")
 		return errUsage
 	}
 	cfg := app.Config
@@ -33,7 +37,7 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 		return &configError{"SLACK_BOT_TOKEN / DISCORD_MODE", "nothing to serve: set SLACK_BOT_TOKEN with SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (Events API), and/or DISCORD_MODE=gateway|http with its DISCORD_* settings"}
 	}
 
-	s := &server{app: app, mux: http.NewServeMux()}
+	s := &server{app: app, mux: http.NewServeMux(), sleep: m.sleep}
 	// Answers in flight must outlive the signal: the dispatcher gets its
 	// own context, cancelled only after the graceful drain.
 	work, abandon := context.WithCancel(context.WithoutCancel(ctx))
@@ -42,39 +46,63 @@ func (m *Main) serve(ctx context.Context, app *App, args []string) error {
 	s.newDispatcher()
 	defer s.startRetention(ctx)() // stopped and waited for before the stores close
 	s.routes()
-	// Channel ingests asked for in chat stop at the signal (the next one
-	// resumes them); serve waits for them before the stores close.
-	chats := app.chatService(ctx)
-	defer chats.Close()
-	if err := s.connectSlack(ctx, chats); err != nil {
-		return err
-	}
-	if err := s.connectDiscord(ctx, chats); err != nil {
-		return err
-	}
-	// After the adapters, which say how their stored questions are shown.
-	s.d.Start(work)
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return &configError{"HTTP_ADDR", err.Error()}
 	}
+	s.listen(ln)
+	app.Log.Info("listening; connecting to the chat platforms", "addr", ln.Addr().String())
+	if m.healthUp != nil {
+		m.healthUp(ln.Addr().String())
+	}
+	// Channel ingests asked for in chat stop at the signal (the next one
+	// resumes them); serve waits for them before the stores close.
+	chats := app.chatService(ctx)
+	defer chats.Close()
+	if err := s.connect(ctx, chats); err != nil {
+		s.closeHTTP()
+		if ctx.Err() != nil { // the signal came while connecting
+			app.Log.Info("stopped before the chat platforms were connected")
+			return nil
+		}
+		return err
+	}
+	// After the adapters, which say how their stored questions are shown.
+	s.d.Start(work)
+	s.connected.Store(true)
 	app.Log.Info("serving", "addr", ln.Addr().String())
 	if m.listening != nil {
 		m.listening(ln.Addr().String())
 	}
-	return s.run(ctx, ln)
+	return s.run(ctx)
 }
 
-// server is one `bot serve`: what its steps build and its shutdown
+// connect connects the platforms configured.
+func (s *server) connect(ctx context.Context, chats chatPort) error {
+	if err := s.connectSlack(ctx, chats); err != nil {
+		return err
+	}
+	return s.connectDiscord(ctx, chats)
+}
+
+// server is one `switchboard serve`: what its steps build and its shutdown
 // releases.
 type server struct {
-	app      *App
-	d        *bot.Dispatcher
-	abandon  context.CancelFunc // cancels the answers still running
-	mux      *http.ServeMux
-	stopping atomic.Bool                   // /readyz fails from the signal on
-	runners  []func(context.Context) error // Socket Mode and the gateway
-	slack    *slack.Adapter                // nil without Slack
+	app       *App
+	d         *bot.Dispatcher
+	abandon   context.CancelFunc // cancels the answers still running
+	mux       *http.ServeMux
+	stopping  atomic.Bool                                // /readyz fails from the signal on
+	connected atomic.Bool                                // /readyz fails until the platforms are connected
+	runners   []func(context.Context) error              // Socket Mode and the gateway
+	slack     *slack.Adapter                             // nil without Slack
+	sleep     func(context.Context, time.Duration) error // between retries (nil: a timer)
+
+	// The HTTP server, serving from listen on; served ends when it stops,
+	// httpErr says why when that was not Shutdown.
+	srv     *http.Server
+	served  sync.WaitGroup
+	httpErr chan error
 }
 
 // newDispatcher makes what answers questions, with the askers' rate
@@ -131,6 +159,10 @@ func (s *server) routes() {
 			http.Error(w, "shutting down", http.StatusServiceUnavailable)
 			return
 		}
+		if !s.connected.Load() {
+			http.Error(w, "starting: connecting to the chat platforms", http.StatusServiceUnavailable)
+			return
+		}
 		if err := s.app.Ready(r.Context()); err != nil {
 			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
 			return
@@ -150,12 +182,12 @@ func (s *server) connectSlack(ctx context.Context, chats chatPort) error {
 		HTTPClient: app.Metrics.HTTPClient("slack", &http.Client{Timeout: 30 * time.Second}), Ingest: chats,
 		// Who the bot answered in a thread comes from the answers the
 		// feedback store keeps (feedback.Store.Answered).
-		ThreadReplies: cfg.SlackThreadReplies, Conversations: app.Feedback}, s.d)
+		ThreadReplies: cfg.SlackThreadReplies, Conversations: app.Feedback, Sleep: s.sleep}, s.d)
 	if err != nil {
 		return err
 	}
 	if err := sa.Init(ctx); err != nil {
-		return fmt.Errorf("slack: %w (check SLACK_BOT_TOKEN)", err)
+		return connectError("Slack", cfg.SlackAPIURL, "SLACK_BOT_TOKEN", err, slackapi.Temporary(err))
 	}
 	s.slack = sa
 	s.d.Resume("slack", sa.Resume)
@@ -184,7 +216,7 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 		return err
 	}
 	if err := da.RegisterCommands(ctx); err != nil {
-		return fmt.Errorf("discord: register /ask: %w", err)
+		return connectError("Discord", cfg.DiscordAPIURL, "DISCORD_BOT_TOKEN and DISCORD_APP_ID", fmt.Errorf("discord: register /ask: %w", err), false)
 	}
 	s.d.Resume("discord", da.Resume)
 	if cfg.DiscordMode == discord.ModeGateway {
@@ -196,19 +228,56 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 	return nil
 }
 
-// run serves HTTP and the runners until ctx ends or one of them fails,
-// then drains: it returns that failure, if any.
-func (s *server) run(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
-	errs := make(chan error, len(s.runners)+1)
-	runCtx, stopRunners := context.WithCancel(ctx)
-	defer stopRunners()
-	var served sync.WaitGroup
-	served.Go(func() {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			errs <- fmt.Errorf("http: %w", err)
+// connectError words a platform's failure to connect at start. When the
+// platform was never reached (no DNS answer, a connection refused or timed
+// out, a certificate not trusted) the network is the problem, and the
+// token is not named as a suspect; when it answered with a failure that
+// may pass (temporary: a 5xx, a rate limit), it is the platform's; else
+// it refused what it was given, and the settings are to check.
+func connectError(platform, apiURL, settings string, err error, temporary bool) error {
+	switch {
+	case unreachable(err):
+		return fmt.Errorf("cannot reach %s at %s, a network problem (DNS, a firewall or a proxy: HTTPS_PROXY), not %s: %w", platform, apiURL, settings, err)
+	case temporary:
+		return fmt.Errorf("%s is failing for now, not %s: %w; try again later", platform, settings, err)
+	}
+	return fmt.Errorf("%s refused to connect: %w (check %s)", platform, err, settings)
+}
+
+// unreachable reports whether err says the server was never reached.
+func unreachable(err error) bool {
+	var dns *net.DNSError
+	var op *net.OpError
+	var cert *tls.CertificateVerificationError
+	var timeout net.Error
+	return errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial") || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.As(err, &cert) || (errors.As(err, &timeout) && timeout.Timeout())
+}
+
+// listen serves HTTP on ln from now on: the health checks at once, the
+// platforms' webhooks once they are connected.
+func (s *server) listen(ln net.Listener) {
+	s.srv = &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	s.httpErr = make(chan error, 1)
+	s.served.Go(func() {
+		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			s.httpErr <- fmt.Errorf("http: %w", err)
 		}
 	})
+}
+
+// closeHTTP stops the HTTP server when serve gives up before running.
+func (s *server) closeHTTP() {
+	_ = s.srv.Close()
+	s.served.Wait()
+}
+
+// run serves the runners beside HTTP until ctx ends or one of them fails,
+// then drains: it returns that failure, if any.
+func (s *server) run(ctx context.Context) error {
+	errs := make(chan error, len(s.runners))
+	runCtx, stopRunners := context.WithCancel(ctx)
+	defer stopRunners()
 	var runnersDone sync.WaitGroup
 	for _, run := range s.runners {
 		runnersDone.Go(func() {
@@ -224,15 +293,17 @@ func (s *server) run(ctx context.Context, ln net.Listener) error {
 		s.app.Log.Info("stopping: no new questions; finishing the ones in flight")
 	case failure = <-errs:
 		s.app.Log.Error("a connection failed; stopping", "err", failure)
+	case failure = <-s.httpErr:
+		s.app.Log.Error("the HTTP server failed; stopping", "err", failure)
 	}
 	s.stopping.Store(true)
 	stopRunners()
 	grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.app.Config.ShutdownTimeout)
 	defer cancel()
-	_ = srv.Shutdown(grace)
+	_ = s.srv.Shutdown(grace)
 	runnersDone.Wait() // no delivery arrives after this
 	s.drain(ctx, grace)
-	served.Wait()
+	s.served.Wait()
 	return failure
 }
 

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +21,7 @@ import (
 	"github.com/switchboard/switchboard/sqlite"
 )
 
-// startServe runs `bot serve` with env until the test ends and returns the
+// startServe runs `switchboard serve` with env until the test ends and returns the
 // address it listens on. Each of set, if any, changes the Main first (a
 // fake clock).
 func startServe(t *testing.T, env map[string]string, set ...func(*Main)) string {
@@ -66,6 +68,7 @@ func TestServeSlackEventsAPI(t *testing.T) {
 	addr := startServe(t, map[string]string{
 		"SLACK_BOT_TOKEN": fake.BotToken, "SLACK_SIGNING_SECRET": fake.SigningSecret,
 		"SLACK_API_URL": fake.APIURL(), "EDIT_INTERVAL": "10ms",
+		"SWITCHBOARD_DEMO": "true", // serve answers from the demo only when asked to
 	})
 	for _, path := range []string{"/healthz", "/readyz"} {
 		resp, err := http.Get("http://" + addr + path)
@@ -74,22 +77,7 @@ func TestServeSlackEventsAPI(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	target, _ := url.Parse("http://" + addr)
-	proxy := httputil.NewSingleHostReverseProxy(target) // the real server, over TCP
-
-	ev := fake.Mention("C1", "U1", "What is our refund policy?")
-	if resp := fake.PostEvent(proxy, "", ev, nil); resp.StatusCode != 200 {
-		t.Fatalf("event status %d", resp.StatusCode)
-	}
-	var final string
-	slacktest.Wait(t, 30*time.Second, "the answer in the thread", func() bool {
-		msgs := fake.Messages("C1", ev.TS)
-		if len(msgs) == 0 {
-			return false
-		}
-		final = msgs[0].Content()
-		return strings.Contains(final, "answered offline")
-	})
+	final := answerIn(t, fake, addr, "C1", "What is our refund policy?") // through the real server, over TCP
 	for _, want := range []string{"30 days", "refund-policy.md", "company documents"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("final message lacks %q:\n%s", want, final)
@@ -117,6 +105,7 @@ func TestServeDiscordInteractions(t *testing.T) {
 	addr := startServe(t, map[string]string{
 		"DISCORD_MODE": "http", "DISCORD_APP_ID": fake.AppID, "DISCORD_PUBLIC_KEY": fake.PublicKey(),
 		"DISCORD_BOT_TOKEN": fake.Token, "DISCORD_GUILD_ID": "G1", "DISCORD_API_URL": fake.APIURL, "EDIT_INTERVAL": "10ms",
+		"SWITCHBOARD_DEMO": "true", // serve answers from the demo only when asked to
 	})
 	if cmds := fake.Commands("G1"); len(cmds) != 2 || cmds[0].Name != "ask" || cmds[1].Name != "ingest" {
 		t.Fatalf("/ask and /ingest not registered: %+v", cmds)
@@ -208,7 +197,7 @@ func TestServeKeepsServerErrorsPrivate(t *testing.T) {
 	}
 }
 
-// TestServePrunesIdleThreads: `bot serve` deletes the threads idle longer
+// TestServePrunesIdleThreads: `switchboard serve` deletes the threads idle longer
 // than THREAD_RETENTION when it starts (and every RETENTION_INTERVAL).
 func TestServePrunesIdleThreads(t *testing.T) {
 	dir := t.TempDir()
@@ -233,4 +222,184 @@ func TestServePrunesIdleThreads(t *testing.T) {
 		th, err := threads.Load(ctx, thread.ID)
 		return err == nil && len(th.Turns) == 0
 	})
+}
+
+// A Slack token given in the wrong setting is refused at start, saying
+// what it is and where it goes, without showing it; a rotating token of
+// the right kind is taken.
+func TestSlackTokenKinds(t *testing.T) {
+	cases := []struct {
+		bot, app string
+		want     []string // "" : accepted
+	}{
+		{"xapp-1-A1-secret", "", []string{"SLACK_BOT_TOKEN", "app-level token (xapp-…)", "goes in SLACK_APP_TOKEN", "xoxb-"}},
+		{"xoxb-1-secret", "xoxb-2-secret", []string{"SLACK_APP_TOKEN", "bot token (xoxb-…)", "goes in SLACK_BOT_TOKEN", "xapp-"}},
+		{"xoxp-1-secret", "", []string{"SLACK_BOT_TOKEN", "user token (xoxp-…)", "does not use"}},
+		{"0123456789abcdef0123456789secret", "", []string{"SLACK_BOT_TOKEN", "not a Slack token", "xoxb-"}},
+		{"xoxe.xoxb-1-secret", "xapp-1-secret", nil},
+		{"xoxb-1-secret", "xapp-1-secret", nil},
+	}
+	for _, c := range cases {
+		env := map[string]string{"SLACK_BOT_TOKEN": c.bot, "SLACK_APP_TOKEN": c.app, "SLACK_SIGNING_SECRET": "s", "SWITCHBOARD_DATA_DIR": "/tmp"}
+		_, err := LoadConfig(func(k string) string { return env[k] })
+		switch {
+		case c.want == nil && err != nil:
+			t.Errorf("bot %q app %q refused: %v", c.bot, c.app, err)
+		case c.want != nil && err == nil:
+			t.Errorf("bot %q app %q taken", c.bot, c.app)
+		case err != nil:
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("bot %q app %q: %q lacks %q", c.bot, c.app, err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Errorf("the error shows the token: %v", err)
+			}
+		}
+	}
+}
+
+// heldSlack is the fake Slack behind a server that holds auth.test, the
+// first call serve makes, until release: serve is then connecting. asked
+// is closed once the call came.
+func heldSlack(t *testing.T, fake *slacktest.Server) (apiURL string, asked <-chan struct{}, release func()) {
+	t.Helper()
+	target, _ := url.Parse(fake.APIURL())
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	came, released := make(chan struct{}), make(chan struct{})
+	var once, releaseOnce sync.Once
+	holding := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/auth.test") {
+			once.Do(func() { close(came) })
+			select { // Slack does not answer yet
+			case <-released:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	release = func() { releaseOnce.Do(func() { close(released) }) }
+	t.Cleanup(holding.Close)
+	t.Cleanup(release)
+	return holding.URL + "/api/", came, release
+}
+
+// startConnecting runs serve against the held Slack and returns the
+// address its health checks answer on once it is connecting, the address
+// it serves on once connected (a channel), and stop, which sends SIGTERM
+// and returns serve's error.
+func startConnecting(t *testing.T, fake *slacktest.Server) (health string, serving <-chan string, release func(), stop func() error) {
+	t.Helper()
+	api, asked, release := heldSlack(t, fake)
+	env := map[string]string{"SLACK_BOT_TOKEN": fake.BotToken, "SLACK_SIGNING_SECRET": fake.SigningSecret,
+		"SLACK_API_URL": api, "HTTP_ADDR": "127.0.0.1:0", "SWITCHBOARD_DATA_DIR": t.TempDir()}
+	healthy, ready := make(chan string, 1), make(chan string, 1)
+	var logs bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &logs, Stderr: &logs, Getenv: func(k string) string { return env[k] },
+		healthUp: func(a string) { healthy <- a }, listening: func(a string) { ready <- a }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx, []string{"serve"}) }()
+	var result error
+	var stopped bool
+	stop = func() error {
+		cancel()
+		if !stopped {
+			result, stopped = <-done, true
+		}
+		return result
+	}
+	t.Cleanup(func() { stop() })
+	select {
+	case health = <-healthy:
+	case err := <-done:
+		result, stopped = err, true
+		t.Fatalf("serve stopped: %v\n%s", err, logs.String())
+	}
+	<-asked // connecting to Slack, held there
+	return health, ready, release, stop
+}
+
+// /healthz answers while serve is still connecting to Slack (liveness
+// must not kill a pod waiting on its network), and /readyz says it is not
+// ready until then.
+func TestServeHealthWhileConnecting(t *testing.T) {
+	fake := slacktest.NewServer()
+	defer fake.Close()
+	addr, serving, release, stop := startConnecting(t, fake)
+	if code, body := get(t, "http://"+addr+"/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz while connecting: %d %s", code, body)
+	}
+	if code, body := get(t, "http://"+addr+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "connecting") {
+		t.Errorf("/readyz while connecting: %d %s", code, body)
+	}
+	release()
+	<-serving
+	if code, body := get(t, "http://"+addr+"/readyz"); code != http.StatusOK {
+		t.Errorf("/readyz once connected: %d %s", code, body)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("serve: %v", err)
+	}
+}
+
+// SIGTERM while serve is connecting stops it cleanly: no error that
+// blames the token, the HTTP server closed.
+func TestServeStopsWhileConnecting(t *testing.T) {
+	fake := slacktest.NewServer()
+	defer fake.Close()
+	addr, _, _, stop := startConnecting(t, fake)
+	if err := stop(); err != nil {
+		t.Errorf("serve stopped while connecting: %v", err)
+	}
+	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		t.Error("the HTTP server still answers after serve returned")
+	}
+}
+
+// When Slack cannot be reached, serve says the network is the problem,
+// not the token; when Slack fails for a while, that it is Slack's; when
+// Slack refuses the token, to check it.
+func TestServeSaysWhatKeepsSlackAway(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/api/"
+	ln.Close() // connections are refused from now on
+	fake := slacktest.NewServer()
+	defer fake.Close()
+	noWait := func(m *Main) { m.sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() } }
+	for _, c := range []struct {
+		name, token, api string
+		want             []string
+		notWant          string
+	}{
+		{"unreachable", fake.BotToken, closed, []string{"cannot reach Slack at " + closed, "a network problem", "not SLACK_BOT_TOKEN", "connection refused"}, "check SLACK_BOT_TOKEN"},
+		{"token refused", "xoxb-wrong", fake.APIURL(), []string{"invalid_auth", "(check SLACK_BOT_TOKEN)"}, "network"},
+		{"Slack failing", fake.BotToken, fake.APIURL(), []string{"Slack is failing for now, not SLACK_BOT_TOKEN", "503", "try again later"}, "check SLACK_BOT_TOKEN"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "Slack failing" {
+				fake.Fail("auth.test", -1, slacktest.ServerError(503)) // until Heal
+				defer fake.Heal("auth.test")
+			}
+			env := map[string]string{"SLACK_BOT_TOKEN": c.token, "SLACK_SIGNING_SECRET": fake.SigningSecret,
+				"SLACK_API_URL": c.api, "HTTP_ADDR": "127.0.0.1:0"}
+			_, stderr, err := runMain(t, env, noWait, "serve")
+			if err == nil {
+				t.Fatalf("serve started:\n%s", stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q lacks %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), c.notWant) {
+				t.Errorf("%q says %q", err, c.notWant)
+			}
+		})
+	}
 }

@@ -21,7 +21,7 @@ func TestQuickstartOnProductionStores(t *testing.T) {
 		{"graph", "import", "../../examples/graph/nodes.csv", "../../examples/graph/edges.csv"},
 	} {
 		if out, stderr, err := run(t, env, args...); err != nil {
-			t.Fatalf("bot %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr)
+			t.Fatalf("switchboard %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr)
 		}
 	}
 	cases := []struct{ question, route, contains string }{

@@ -48,22 +48,22 @@ type App struct {
 	Ingest   *ingest.Pipeline
 	Agent    *agent.Agent
 	Embedder ingest.Embedder
-	// Dedupe and Feedback serve `bot serve`: in PostgreSQL when it is
+	// Dedupe and Feedback serve `switchboard serve`: in PostgreSQL when it is
 	// configured, so that replicas share them.
 	Dedupe   bot.Deduper
 	Feedback feedback.Store
-	// Backends names the stores in use, for logs and `bot migrate`.
+	// Backends names the stores in use, for logs and `switchboard migrate`.
 	Backends []string
 	// Cursors remember how far chat ingestion has read each channel, in
 	// the documents' store (ingest_chat.go).
 	Cursors chat.Cursors
-	// Metrics are served at /metrics by `bot serve`.
+	// Metrics are served at /metrics by `switchboard serve`.
 	Metrics *metrics.Metrics
-	// Retention is what `bot serve` prunes on a schedule: the threads,
+	// Retention is what `switchboard serve` prunes on a schedule: the threads,
 	// and in PostgreSQL the remembered chat deliveries, the answered
 	// questions and the limits' old counts.
 	Retention []retention.Job
-	// Questions and Limits serve `bot serve` with PostgreSQL: the
+	// Questions and Limits serve `switchboard serve` with PostgreSQL: the
 	// questions taken, kept until answered by any replica, and the rate
 	// limits and token budget every replica counts against. nil: each
 	// process keeps its own, in memory.
@@ -132,6 +132,11 @@ type wiring struct {
 	embedded     *sqlite.DB                      // opened only if some part of the data lives in it
 	retrievers   map[agent.Route]agent.Retriever // filled by the store steps
 	threads      agent.Checkpointer
+	// knowledge and names are what the agent asks whether anything was
+	// ingested and the offline router which entities the graph knows: the
+	// stores, or the stores with the demo hidden (demo.go).
+	knowledge agent.KnowledgeBase
+	names     offline.Names
 }
 
 func (app *App) openObservability(ctx context.Context, _ *wiring) error { return app.observe(ctx) }
@@ -289,18 +294,22 @@ func (app *App) embeddedOnly() bool { return app.Config.DatabaseURL == "" && app
 
 // openIngest builds the ingest pipeline, guarded so that the user's first
 // write removes the demo (demo.go), and loads the demo into an empty
-// embedded store when asked to.
+// embedded store when this command uses it, or else hides it.
 func (app *App) openIngest(ctx context.Context, w *wiring) error {
 	var docs ingest.DocumentStore = app.Docs
+	w.knowledge, w.names = app.Docs, app.Graph
 	if app.embeddedOnly() {
 		app.demo = &demoGuard{db: w.embedded}
 		docs = guardedDocs{DocumentStore: docs, guard: app.demo}
+		if app.Config.Demo != "true" {
+			app.demo.hideDemo(w)
+		}
 	}
 	app.Ingest = &ingest.Pipeline{Store: app.Metrics.DocumentStore(docs), Embedder: app.Embedder, Legacy: legacyFiles(app.Docs)}
 	if app.Config.DatabaseURL == "" && w.embedded != nil {
 		app.Ingest.Tidy = w.embedded.Optimize // the documents are in the embedded file
 	}
-	if app.Config.Demo && app.embeddedOnly() {
+	if app.Config.Demo == "true" && app.embeddedOnly() {
 		return app.loadDemo(ctx)
 	}
 	return nil
@@ -311,12 +320,12 @@ func (app *App) openIngest(ctx context.Context, w *wiring) error {
 func (app *App) openAgent(_ context.Context, w *wiring) error {
 	app.measured(w.retrievers)
 	acfg := agent.Config{
-		Offline:      offline.New(app.Graph),
+		Offline:      offline.New(w.names),
 		Retrievers:   w.retrievers,
 		Checkpointer: w.threads,
 		Budgets:      agent.Budgets{MaxQuestionChars: app.Config.MaxQuestionChars, MaxAnswerChars: app.Config.MaxAnswerChars},
 		Observer:     app.observer,
-		Knowledge:    app.Docs,
+		Knowledge:    w.knowledge,
 		Speculate:    app.Config.Speculate,
 	}
 	if app.Model != nil {
@@ -331,14 +340,20 @@ func (app *App) openAgent(_ context.Context, w *wiring) error {
 }
 
 // loadDemo fills an empty embedded store with the bundled demo knowledge
-// base, so that a fresh install can answer questions at once, and marks it
-// as the demo: the user's first ingest removes it (demo.go).
+// base, so that a fresh install can answer questions at once. The store
+// is marked as holding the demo first: the commands that hide the demo
+// (demo.go) then never see it unmarked, even while another process loads
+// it, and a load that fails half way leaves a demo that the user's first
+// ingest removes, not rows mixed with theirs for good.
 func (app *App) loadDemo(ctx context.Context) error {
 	empty, err := app.Docs.Empty(ctx)
 	if err != nil || !empty {
 		return err
 	}
 	app.Log.Info("loading the demo knowledge base into the empty store", "path", app.Config.DBPath())
+	if err := app.demo.db.MarkDemo(ctx); err != nil {
+		return err
+	}
 	rep, err := app.Ingest.IngestFS(ctx, examples.FS, examples.Prefix, examples.Docs())
 	if err == nil {
 		err = rep.Err()
@@ -353,7 +368,7 @@ func (app *App) loadDemo(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load the demo graph: %w", err)
 	}
-	return app.demo.db.MarkDemo(ctx) // removed by the first ingest (demo.go)
+	return nil
 }
 
 // Ready checks that the configured backends answer.

@@ -1,6 +1,6 @@
 // Package northwind turns the CSV files of the Northwind sample database
 // (customers, suppliers, products, categories, employees, orders, order
-// details) into the two files `bot graph import` reads, so that an
+// details) into the two files `switchboard graph import` reads, so that an
 // evaluation can load real data through the normal graph import.
 //
 // The graph it writes:

@@ -547,7 +547,7 @@ func testCheckEmbedding(t *testing.T, s Store) {
 }
 
 // testRetention runs the retention schedule over the store's threads, as
-// `bot serve` does: a first run at once, then one per tick, each pruning
+// `switchboard serve` does: a first run at once, then one per tick, each pruning
 // the threads idle longer than they are kept, until the schedule stops.
 func testRetention(t *testing.T, s Store) {
 	ctx, cancel := context.WithCancel(context.Background())

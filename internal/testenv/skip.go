@@ -39,13 +39,20 @@ func skip(t testing.TB, reason string) {
 	t.Skip(reason)
 }
 
-// noticeWriter is the terminal go test runs in, when there is one: go test
-// discards a passing package's stdout and stderr in package list mode
-// (`go test ./...`). Otherwise stderr, shown with -v and on failure.
-// TESTENV_NOTICE=stderr picks stderr always (this package's own test).
+// noticeWriter is where the person running go test reads the notice. go
+// test shows nothing of what a passing package prints in package list
+// mode (`go test ./...`), not even on a terminal, so the notice goes to
+// the go command's own stderr, reached as this process's parent's (on
+// Linux, /proc): a terminal, a pipe or a CI log alike. When that is not
+// reachable, or is a regular file (a shell's `2> log` writes at an offset
+// of its own, which would write over the notice), the terminal, if there
+// is one; else stderr, shown with -v and on failure.
 func noticeWriter() (io.Writer, func()) {
-	if os.Getenv("TESTENV_NOTICE") == "stderr" {
-		return os.Stderr, func() {}
+	if f, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/2", os.Getppid()), os.O_WRONLY|os.O_APPEND, 0); err == nil {
+		if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+			return f, func() { f.Close() }
+		}
+		f.Close()
 	}
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
 		return tty, func() { tty.Close() }
