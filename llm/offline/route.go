@@ -22,23 +22,19 @@ const (
 //  1. arithmetic or a unit conversion the calculator can evaluate →
 //     direct;
 //  2. a greeting or "who are you" → direct;
-//  3. a clear sign of current events (news, weather, "this morning",
-//     "current price") → web;
+//  3. current events: news words ("news", "weather", "stock price"), or a
+//     time word with an event word ("announced this week", "released
+//     today") in a question that is not about our own things → web
+//     (currentEvents);
 //  4. a question about relations between entities → graph: who/which with a
 //     relation word ("supplies", "suppliers", "reports to"), a known entity
 //     with a relation word, "top 3 customers", or a name or label of the
 //     graph's entity index in a relational form ("Who makes Chai?",
 //     "Which category is Tofu in?"; see graphcues.go);
-//  5. a weaker sign of time ("today", "latest", "announced") → web, unless
-//     the question is about "our" things, where "our latest policy" is an
-//     internal document;
-//  6. a general-knowledge question ("Who wrote Hamlet?", "What is the
+//  5. a general-knowledge question ("Who wrote Hamlet?", "What is the
 //     capital of France?") with no sign of the company, of a known entity
 //     or of current events → direct;
-//  7. anything else → vector.
-//
-// Graph comes before the weak time words so that "Who supplies Acme now?"
-// asks the graph.
+//  6. anything else → vector.
 func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision, error) {
 	if err := ctx.Err(); err != nil {
 		return agent.RouteDecision{}, err
@@ -52,7 +48,7 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 	if r, ok := smallTalk(toks, lower); ok {
 		return agent.RouteDecision{Route: agent.RouteDirect, Reason: r}, nil
 	}
-	if hasAny(lower, strongWeb) {
+	if currentEvents(lower) {
 		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
 	}
 	idx, err := b.index(ctx)
@@ -62,9 +58,6 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 	ents := mentioned(q, toks, idx)
 	if reason, ok := isGraph(q, toks, lower, ents, idx); ok {
 		return agent.RouteDecision{Route: agent.RouteGraph, Reason: reason}, nil
-	}
-	if hasAny(lower, weakWeb) && !hasAny(lower, internalWords) {
-		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
 	}
 	if len(ents) == 0 && generalKnowledge(toks, lower) {
 		return agent.RouteDecision{Route: agent.RouteDirect, Reason: reasonGeneral}, nil
@@ -99,18 +92,26 @@ func hasAny(padded string, phrases []string) bool {
 	return false
 }
 
-// Words that send a question to the web. Strong ones do so always; weak
-// ones only when the question is not about the company's own things.
+// Words that send a question to the web. News words do so on their own.
+// A time word ("today", "right now", "last night") does not: "How many
+// people are on the rotation right now?" and "What did they say on last
+// night's call?" are about the team's own records. A question is about
+// current events when a time word comes with an event word (something
+// announced, released, launched, happening), and it is not about the
+// company's own things.
 var (
-	strongWeb = []string{
-		"news", "headline", "headlines", "weather", "forecast", "this morning", "this afternoon",
-		"tonight", "right now", "current price", "stock price", "share price", "exchange rate",
-		"stock market", "breaking", "last night",
+	newsWords = []string{
+		"news", "headline", "headlines", "weather", "forecast", "current price", "stock price",
+		"share price", "exchange rate", "stock market", "breaking",
 	}
-	weakWeb = []string{
-		"now", "today", "todays", "yesterday", "latest", "currently", "this week", "recent",
-		"recently", "announc*", "stock", "stocks", "price", "prices", "release", "released",
-		"election", "score",
+	nowWords = []string{
+		"now", "right now", "today", "todays", "tonight", "yesterday", "this morning",
+		"this afternoon", "this week", "this month", "latest", "currently", "recent", "recently",
+		"last night",
+	}
+	eventWords = []string{
+		"announc*", "releas*", "launch*", "happen*", "unveil*", "price", "prices", "stock", "stocks",
+		"election", "score", "scores", "won", "win", "publish*", "article", "articles",
 	}
 	// internalWords include the asker ("When do I have to post my plan
 	// this week?") and notice periods ("How far in advance is maintenance
@@ -121,6 +122,14 @@ var (
 		"in advance", "notice",
 	}
 )
+
+// currentEvents reports whether a question asks about current events.
+func currentEvents(padded string) bool {
+	if hasAny(padded, newsWords) {
+		return true
+	}
+	return hasAny(padded, nowWords) && hasAny(padded, eventWords) && !hasAny(padded, internalWords)
+}
 
 // greetingWords make up a greeting when every word of a question is one.
 var greetingWords = setOf(`hi hello hey heya hiya yo howdy greetings good morning afternoon evening
@@ -328,7 +337,7 @@ invoices sla support switchboard`)
 // translate. It never holds for a question with a company cue or a
 // current-events cue.
 func generalKnowledge(toks []token, padded string) bool {
-	if len(toks) < 2 || hasAny(padded, strongWeb) || hasAny(padded, weakWeb) || hasAny(padded, internalWords) {
+	if len(toks) < 2 || hasAny(padded, newsWords) || hasAny(padded, nowWords) || hasAny(padded, internalWords) {
 		return false
 	}
 	for _, t := range toks {
