@@ -53,7 +53,7 @@ type table struct {
 	members                 []int32             // sense numbers
 	hyper                   []int32             // synset numbers
 	exc                     map[string][]string // pos letter + inflected form -> base forms
-	longest                 int
+	longest                 int                 // of the lemmas and exception forms: lookups of longer words end at once
 }
 
 var (
@@ -182,6 +182,7 @@ func parse(gz []byte) (*table, error) {
 			break
 		}
 		t.exc[f[0]+f[1]] = strings.Split(f[2], ",")
+		t.longest = max(t.longest, len(f[1]))
 	}
 	if bad || !sort.StringsAreSorted(t.names) {
 		return nil, fmt.Errorf("lexicon: corrupt table")

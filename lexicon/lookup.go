@@ -79,7 +79,7 @@ var detach = [...][][2]string{
 // speech. "went" gives [go], "closed" [close closed]; nil when none is known.
 func Lemmas(word string) []string {
 	t := get()
-	if word == "" || len(word) > t.longest+1 { // the longest rule adds one byte
+	if word == "" || len(word) > t.longest+3 { // no suffix rule takes off more than 3 bytes
 		return nil
 	}
 	var out []string
