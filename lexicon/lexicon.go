@@ -89,13 +89,19 @@ func parse(gz []byte) (*table, error) {
 	// and keep it as the one string every lemma is a substring of.
 	var sb strings.Builder
 	if n := len(gz); n >= 4 {
-		sb.Grow(int(binary.LittleEndian.Uint32(gz[n-4:])))
+		sb.Grow(min(int(binary.LittleEndian.Uint32(gz[n-4:])), 1<<26))
 	}
 	if _, err := io.Copy(&sb, zr); err != nil {
 		return nil, fmt.Errorf("lexicon: %w", err)
 	}
+	return parseText(sb.String())
+}
+
+// parseText parses the table's text (doc.go describes it), checking every
+// number against the size of the list it points into.
+func parseText(text string) (*table, error) {
 	var nsyn, nlemma, nexc, nsense, nhyper, nderived int
-	head, text, _ := strings.Cut(sb.String(), "\n")
+	head, text, _ := strings.Cut(text, "\n")
 	if _, err := fmt.Sscanf(head, "wordnet-3.0 lexicon 1 %d %d %d %d %d %d", &nsyn, &nlemma, &nexc, &nsense, &nhyper, &nderived); err != nil ||
 		min(nsyn, nlemma, nexc, nsense, nhyper, nderived) < 0 || max(nsyn, nlemma, nexc, nsense, nhyper, nderived) > len(text) {
 		return nil, fmt.Errorf("lexicon: bad header %q", head)
@@ -149,6 +155,7 @@ func parse(gz []byte) (*table, error) {
 				break
 			}
 			pos := POS(strings.Index("nvar", group[:1]) + 1)
+			bad = bad || pos == None
 			rank := 0
 			for item := range strings.SplitSeq(group[1:], ",") {
 				rank++

@@ -147,3 +147,44 @@ func BenchmarkLookups(b *testing.B) {
 		_, _, _, _, _ = Lemmas(w), Synonyms(w), Derived(w), Broader(w), Usually(w)
 	}
 }
+
+// tiny is a table in the embedded format: auto and car share synset 0,
+// whose hypernym is synset 1, vehicle; car derives auto (lemma 0).
+const tiny = "wordnet-3.0 lexicon 1 2 3 1 3 1 1\n1\n\nauto\tn+\t\ncar\tn0*2\t0\nvehicle\tn+\t\nn\tcars\tcar\n"
+
+func TestParseText(t *testing.T) {
+	tab, err := parseText(tiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.synonyms("car"); !slices.Equal(got, []string{"auto"}) {
+		t.Errorf("synonyms(car) = %q", got)
+	}
+	if got := tab.broader("car"); !slices.Equal(got, []string{"vehicle"}) {
+		t.Errorf("broader(car) = %q", got)
+	}
+	if got := tab.lemmas("cars"); !slices.Equal(got, []string{"car"}) {
+		t.Errorf("lemmas(cars) = %q", got)
+	}
+	for _, bad := range []string{"", "wordnet-3.0 lexicon 1 2 3 1 3 1 1\n", strings.Replace(tiny, "n0*2", "n5", 1),
+		strings.Replace(tiny, "\tn+\t\ncar", "\tx+\t\ncar", 1), strings.Replace(tiny, "auto", "zzz", 1)} {
+		if _, err := parseText(bad); err == nil {
+			t.Errorf("parseText(%q) took a corrupt table", bad)
+		}
+	}
+}
+
+// FuzzParse checks that no table text makes the parser or, when it accepts
+// the text, a lookup panic.
+func FuzzParse(f *testing.F) {
+	f.Add(tiny, "cars")
+	f.Add(strings.Replace(tiny, "\t0\n", "\t0,1,2\n", 1), "car")
+	f.Fuzz(func(t *testing.T, text, word string) {
+		tab, err := parseText(text)
+		if err != nil {
+			return
+		}
+		_, _, _, _ = tab.lemmas(word), tab.synonyms(word), tab.related(word), tab.broader(word)
+		_, _ = tab.count(word), tab.usually(word)
+	})
+}

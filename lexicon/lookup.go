@@ -77,8 +77,9 @@ var detach = [...][][2]string{
 // a lemma of that part of speech, and the forms its exception list gives, or
 // if it has none, those its suffix rules give that are lemmas of that part of
 // speech. "went" gives [go], "closed" [close closed]; nil when none is known.
-func Lemmas(word string) []string {
-	t := get()
+func Lemmas(word string) []string { return get().lemmas(word) }
+
+func (t *table) lemmas(word string) []string {
 	if word == "" || len(word) > t.longest+3 { // no suffix rule takes off more than 3 bytes
 		return nil
 	}
@@ -104,15 +105,14 @@ func Lemmas(word string) []string {
 }
 
 // Known reports whether the word or one of its base forms is in WordNet.
-func Known(word string) bool {
-	return len(Lemmas(word)) > 0
-}
+func Known(word string) bool { return len(get().lemmas(word)) > 0 }
 
 // Senses returns the number of synsets the lemma belongs to, over all parts
 // of speech: 1 means its synonyms are safe to use, more means they depend on
 // the sense. The word must be a lemma (see Lemmas); 0 when it is not.
-func Senses(word string) int {
-	t := get()
+func Senses(word string) int { return get().count(word) }
+
+func (t *table) count(word string) int {
 	i := t.find(word)
 	if i < 0 {
 		return 0
@@ -123,8 +123,9 @@ func Senses(word string) int {
 // Synonyms returns the other lemmas of the synsets of the lemma, over all
 // parts of speech, the synsets of its most frequent senses first; nil when the
 // word is not a lemma or has no synonym.
-func Synonyms(word string) []string {
-	t := get()
+func Synonyms(word string) []string { return get().synonyms(word) }
+
+func (t *table) synonyms(word string) []string {
 	i := t.find(word)
 	if i < 0 {
 		return nil
@@ -141,8 +142,9 @@ func Synonyms(word string) []string {
 // for adjectives and adverbs, as pertainyms ("retain" gives "retention",
 // "quickly" gives "quick"), those of its most frequent senses first; nil when
 // there are none.
-func Derived(word string) []string {
-	t := get()
+func Derived(word string) []string { return get().related(word) }
+
+func (t *table) related(word string) []string {
 	i := t.find(word)
 	if i < 0 {
 		return nil
@@ -158,8 +160,9 @@ func Derived(word string) []string {
 // hypernyms: "paris" gives "national capital") of the lemma's first sense in
 // each of its parts of speech, the most frequent of those senses first. Other
 // senses are left out: their hypernyms are mostly about another meaning.
-func Broader(word string) []string {
-	t := get()
+func Broader(word string) []string { return get().broader(word) }
+
+func (t *table) broader(word string) []string {
 	i := t.find(word)
 	if i < 0 {
 		return nil
@@ -179,8 +182,9 @@ func Broader(word string) []string {
 // Usually returns the lemma's most frequent part of speech: the one whose
 // senses are tagged most often in SemCor, or, if none is tagged more, the one
 // with the most senses (then n, v, a, r). None when the word is not a lemma.
-func Usually(word string) POS {
-	t := get()
+func Usually(word string) POS { return get().usually(word) }
+
+func (t *table) usually(word string) POS {
 	i := t.find(word)
 	if i < 0 {
 		return None
