@@ -11,6 +11,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -155,7 +156,7 @@ func main() {
 		lines(filepath.Join(*dict, pf.file+".exc"), func(f []string) {
 			var bases []string
 			for _, b := range f[1:] {
-				if b = norm(b); hasPOS(senses[b], p) && !contains(bases, b) {
+				if b = norm(b); hasPOS(senses[b], p) && !slices.Contains(bases, b) {
 					bases = append(bases, b)
 				}
 			}
@@ -240,15 +241,6 @@ func derived(l string, ss []sense, synsets map[string]*synset, lemmaID map[strin
 func hasPOS(ss []sense, p int) bool {
 	for _, s := range ss {
 		if s.pos == p {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
 			return true
 		}
 	}
