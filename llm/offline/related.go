@@ -1,0 +1,143 @@
+package offline
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/switchboard/switchboard/kb/words"
+	"github.com/switchboard/switchboard/lexicon"
+)
+
+// Related words come from WordNet (package lexicon), a general English
+// lexical database, not from a list written for some documents: people ask
+// in their own words and documents answer in theirs ("How long do we
+// retain logs?" is answered by "log retention is 30 days").
+//
+// A word's related words are its base forms' derived forms ("retain" →
+// "retention") and the synonyms of its most frequent sense only ("car" →
+// "automobile"), with every sense's synonyms for a word of at most
+// fewSenses senses. Other senses' synonyms are left out: "closed", as a Go
+// channel is, is not "deactivated", though one sense of "close" is.
+const (
+	fewSenses  = 2
+	maxRelated = 12
+	// vagueSenses: a word with this many senses says little about a
+	// topic on its own ("take" has 44, "way" 12, "thing" 12); it counts
+	// half, and a place need not contain it.
+	vagueSenses = 10
+)
+
+// relatedCache holds the related words of the words looked up, so that a
+// document's sentences are not sent to WordNet again for every question.
+// It is emptied when full, so it never holds more than maxRelatedCache.
+var relatedCache = struct {
+	sync.Mutex
+	m map[string][]string
+}{m: map[string][]string{}}
+
+const maxRelatedCache = 20000
+
+// relatedTo returns the words and phrases a document may use for the
+// lowercase word or phrase w, nearest first.
+func relatedTo(w string) []string {
+	relatedCache.Lock()
+	out, ok := relatedCache.m[w]
+	relatedCache.Unlock()
+	if ok {
+		return out
+	}
+	seen := map[string]bool{w: true}
+	add := func(list []string) {
+		for _, s := range list {
+			if len(out) < maxRelated && !seen[s] && !strings.ContainsAny(s, "-'") {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	for _, base := range lexicon.Lemmas(w) {
+		if base != w {
+			seen[base] = true
+		}
+		add(lexicon.Derived(base))
+		if lexicon.Senses(base) <= fewSenses {
+			add(lexicon.Synonyms(base))
+		} else {
+			add(lexicon.Closest(base))
+		}
+	}
+	relatedCache.Lock()
+	if len(relatedCache.m) >= maxRelatedCache {
+		clear(relatedCache.m)
+	}
+	relatedCache.m[w] = out
+	relatedCache.Unlock()
+	return out
+}
+
+// baseOf returns the base form WordNet gives an irregular form: "paid" →
+// "pay", "went" → "go", "children" → "child"; or "" when the word is
+// regular (its stem already meets its base's) or unknown.
+func baseOf(w string) string {
+	st := words.Stem(w)
+	for _, b := range lexicon.Lemmas(w) {
+		if b != w && !strings.Contains(b, " ") && words.Stem(b) != st && !strings.HasPrefix(w, b) {
+			return b
+		}
+	}
+	return ""
+}
+
+// vague reports whether a word says little about a topic on its own: a
+// word of many senses ("take", "way", "thing").
+func vague(w string) bool {
+	for _, b := range lexicon.Lemmas(w) {
+		if lexicon.Senses(b) >= vagueSenses {
+			return true
+		}
+	}
+	return false
+}
+
+// chatty reports whether a question's word is one a document need not
+// repeat for a sentence to answer it: a verb, adjective or adverb in its
+// usual use ("goes", "spins", "actually"), or a vague word. The nouns and
+// the words WordNet does not know (names, jargon, codes) are what a
+// question is about.
+func chatty(w string) bool {
+	if vague(w) {
+		return true
+	}
+	ls := lexicon.Lemmas(w)
+	if len(ls) == 0 {
+		return false
+	}
+	for _, b := range ls {
+		if lexicon.Usually(b) == lexicon.Noun {
+			return false
+		}
+	}
+	return true
+}
+
+// maxPhraseWords is the longest phrase read as one keyword.
+const maxPhraseWords = 3
+
+// phraseAt returns the length of the longest phrase WordNet knows that
+// starts at toks[i] ("time off", "credit card", "sign up"), or 0. A phrase
+// starts with a word that is not a stopword.
+func phraseAt(toks []words.Token, i int) int {
+	if words.IsStop(toks[i].Lower) || words.IsDigits(toks[i].Lower) {
+		return 0
+	}
+	for n := min(maxPhraseWords, len(toks)-i); n >= 2; n-- {
+		parts := make([]string, n)
+		for j := range n {
+			parts[j] = toks[i+j].Lower
+		}
+		if lexicon.Known(strings.Join(parts, " ")) {
+			return n
+		}
+	}
+	return 0
+}
