@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/calc"
 )
 
 // Answers of the direct route that are not calculations.
@@ -32,7 +33,7 @@ func (b *Brain) Direct(ctx context.Context, question string, history []agent.Tur
 		return "", false, err
 	}
 	q := clip(question, maxQuestion)
-	if answer, _, ok := calculate(q); ok {
+	if answer, _, ok := calc.Answer(q); ok {
 		return answer, true, nil
 	}
 	toks := tokens(q)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/calc"
 	"github.com/switchboard/switchboard/graphwalk"
 )
 
@@ -44,7 +45,7 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 		return agent.RouteDecision{}, err
 	}
 	q := clip(question, maxQuestion)
-	if _, reason, ok := calculate(q); ok {
+	if _, reason, ok := calc.Answer(q); ok {
 		return agent.RouteDecision{Route: agent.RouteDirect, Reason: reason}, nil
 	}
 	toks := tokens(q)
