@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/calc"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // Answers of the direct route that are not calculations.
@@ -36,10 +37,10 @@ func (b *Brain) Direct(ctx context.Context, question string, history []agent.Tur
 	if answer, _, ok := calc.Answer(q); ok {
 		return answer, true, nil
 	}
-	toks := tokens(q)
+	toks := words.Tokens(q)
 	if _, ok := smallTalk(toks, " "+strings.Join(lowers(toks), " ")+" "); ok {
 		for _, t := range toks {
-			if thanks[t.lower] {
+			if thanks[t.Lower] {
 				return "You're welcome!", true, nil
 			}
 		}

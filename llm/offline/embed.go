@@ -2,6 +2,7 @@ package offline
 
 import (
 	"context"
+	"github.com/switchboard/switchboard/kb/words"
 	"maps"
 	"math"
 	"slices"
@@ -97,10 +98,10 @@ func fnvString(h uint64, s string) uint64 {
 var embedsStopword = setOf(`give list per vs`)
 
 func embedOne(text string, dim int) []float32 {
-	toks := tokens(clip(text, maxEmbedText))
+	toks := words.Tokens(clip(text, maxEmbedText))
 	content := toks[:0:0]
 	for _, t := range toks {
-		if !stopwords[t.lower] || embedsStopword[t.lower] {
+		if !words.IsFiller(t.Lower) || embedsStopword[t.Lower] {
 			content = append(content, t)
 		}
 	}
@@ -112,13 +113,13 @@ func embedOne(text string, dim int) []float32 {
 	tf := make(map[uint64]float64)
 	weight := make(map[uint64]float64)
 	for _, t := range content {
-		h := fnvString(fnvString(fnvOffset, "w:"), t.stem)
+		h := fnvString(fnvString(fnvOffset, "w:"), t.Stem)
 		tf[h]++
 		weight[h] = wordWeight
-		if utf8.RuneCountInString(t.lower) > maxGramWord {
+		if utf8.RuneCountInString(t.Lower) > maxGramWord {
 			continue
 		}
-		rs := append(append([]rune{'<'}, []rune(t.lower)...), '>')
+		rs := append(append([]rune{'<'}, []rune(t.Lower)...), '>')
 		for i := 0; i+3 <= len(rs); i++ {
 			g := fnvString(fnvOffset, "g:")
 			g = fnvString(g, string(rs[i:i+3]))

@@ -121,11 +121,11 @@ func matchKeywords(kws []keyword, set map[string]bool) keywordMatch {
 		}
 		switch {
 		case via == "":
-			m.matched = append(m.matched, k.lower)
+			m.matched = append(m.matched, k.Lower)
 		case !part:
-			m.matched = append(m.matched, fmt.Sprintf("%s (as %s)", k.lower, via))
+			m.matched = append(m.matched, fmt.Sprintf("%s (as %s)", k.Lower, via))
 		default:
-			m.matched = append(m.matched, fmt.Sprintf("%s (%s only)", k.lower, via))
+			m.matched = append(m.matched, fmt.Sprintf("%s (%s only)", k.Lower, via))
 		}
 	}
 	return m

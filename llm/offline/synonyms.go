@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"github.com/switchboard/switchboard/kb/words"
 	"strings"
 )
 
@@ -417,7 +418,7 @@ func buildThesaurus(groups string, broader map[string][]string) (map[string][]st
 // stems of its words (irregular forms as their base: "paid back" is "pay
 // back") joined by spaces. Phrases longer than maxPhraseWords get no key.
 func phraseKey(s string) string {
-	toks := tokens(s)
+	toks := words.Tokens(s)
 	if len(toks) == 0 || len(toks) > maxPhraseWords {
 		return ""
 	}
@@ -430,9 +431,9 @@ func phraseKey(s string) string {
 
 // lemma is the stem of a token's base form: "lost" is "los" like "lose",
 // "paid" is "pay".
-func lemma(t token) string {
-	if b, ok := irregularForms[t.lower]; ok {
-		return stem(b)
+func lemma(t words.Token) string {
+	if b, ok := irregularForms[t.Lower]; ok {
+		return words.Stem(b)
 	}
-	return t.stem
+	return t.Stem
 }

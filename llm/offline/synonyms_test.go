@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"github.com/switchboard/switchboard/kb/words"
 	"slices"
 	"strings"
 	"testing"
@@ -91,7 +92,7 @@ func TestThesaurus(t *testing.T) {
 	// match every document.
 	for key, syns := range synonyms {
 		for _, s := range syns {
-			if toks := tokens(s); len(toks) == 1 && stopwords[toks[0].lower] {
+			if toks := words.Tokens(s); len(toks) == 1 && words.IsFiller(toks[0].Lower) {
 				t.Errorf("%q has the stopword %q as a synonym", key, s)
 			}
 		}
