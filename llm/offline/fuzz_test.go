@@ -61,9 +61,6 @@ func FuzzBrain(f *testing.F) {
 		if _, _, err := b.Direct(ctx, question, history); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := NewEmbedder(16).Embed(ctx, []string{question, content}); err != nil {
-			t.Fatal(err)
-		}
 	})
 }
 
@@ -115,9 +112,6 @@ func hugeInputs(t testing.TB) {
 		t.Fatal(err)
 	}
 	if _, _, err := b.Direct(ctx, question, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := NewEmbedder(0).Embed(ctx, []string{question, content}); err != nil {
 		t.Fatal(err)
 	}
 }
