@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"github.com/switchboard/switchboard/kb/words"
 	"regexp"
 	"strings"
 	"unicode"
@@ -106,16 +107,16 @@ founder founders committee board everyone anyone nobody customer customers suppl
 
 // focus is what a question asks about.
 type questionFocus struct {
-	terms    []keyword   // topic words, stemmed; generic ones weigh half
-	spans    []focusSpan // where each term was written in the question, for Missing
-	names    []token     // capitalised words and acronyms of the question
-	numbers  []string    // the numbers it states, canonical
-	numText  []string    // the same as written, for Missing
-	quantity bool        // asks how many, how much, how long, or for a cap
-	when     bool        // asks when
-	who      bool        // asks who
-	polar    bool        // a yes/no question: "Do we …?", "Is there …?"
-	how      string      // the "how many" words as written, for Missing
+	terms    []keyword     // topic words, stemmed; generic ones weigh half
+	spans    []focusSpan   // where each term was written in the question, for Missing
+	names    []words.Token // capitalised words and acronyms of the question
+	numbers  []string      // the numbers it states, canonical
+	numText  []string      // the same as written, for Missing
+	quantity bool          // asks how many, how much, how long, or for a cap
+	when     bool          // asks when
+	who      bool          // asks who
+	polar    bool          // a yes/no question: "Do we …?", "Is there …?"
+	how      string        // the "how many" words as written, for Missing
 }
 
 // focusSpan is one focus term as written in the question.
@@ -127,80 +128,80 @@ type focusSpan struct {
 // focusOf reads the focus of a question.
 func focusOf(question string) questionFocus {
 	var f questionFocus
-	var toks []token
+	var toks []words.Token
 	var starts []bool // toks[i] starts a sentence of the question
 	for _, line := range strings.Split(clip(question, maxQuestion), "\n") {
-		for _, sent := range splitSentences(line, maxSentences) {
-			for k, t := range tokens(sent) {
+		for _, sent := range words.Sentences(line, maxSentences) {
+			for k, t := range words.Tokens(sent) {
 				toks = append(toks, t)
 				starts = append(starts, k == 0)
 			}
 		}
 	}
 	for _, t := range toks {
-		if n, ok := questionNumberWords[t.lower]; ok {
+		if n, ok := questionNumberWords[t.Lower]; ok {
 			f.numbers = append(f.numbers, n) // "six weeks" asks about 6
-			f.numText = append(f.numText, t.text)
+			f.numText = append(f.numText, t.Text)
 		}
 	}
-	for _, n := range numbers(clip(question, maxQuestion)) {
+	for _, n := range words.Numbers(clip(question, maxQuestion)) {
 		f.numbers = append(f.numbers, n)
 		f.numText = append(f.numText, n)
 	}
-	if len(toks) > 0 && yesNoOpeners[toks[0].lower] {
+	if len(toks) > 0 && yesNoOpeners[toks[0].Lower] {
 		f.polar = true
 	}
 	seen := make(map[string]bool)
 	for i, t := range toks {
 		next := ""
 		if i+1 < len(toks) && !starts[i+1] {
-			next = toks[i+1].lower
+			next = toks[i+1].Lower
 		}
 		switch {
-		case t.lower == "how":
+		case t.Lower == "how":
 			switch next {
 			case "many", "much", "long", "often", "far", "soon", "old", "big", "large", "high", "low", "fast", "quickly", "early", "late":
 				f.quantity = true
 				f.how = "how " + next
 			}
-		case t.lower == "when" && starts[i]:
+		case t.Lower == "when" && starts[i]:
 			f.when = true
-		case t.lower == "what" || t.lower == "which":
+		case t.Lower == "what" || t.Lower == "which":
 			switch next {
 			case "time", "date", "day", "month", "year", "deadline":
 				f.when = true
 			case "percentage", "percent", "share", "amount", "number", "rate", "price", "cost":
 				f.quantity = true
 			}
-		case (t.lower == "who" || t.lower == "whom" || t.lower == "whose") && starts[i]:
+		case (t.Lower == "who" || t.Lower == "whom" || t.Lower == "whose") && starts[i]:
 			f.who = true
-		case capWords[t.lower]:
+		case capWords[t.Lower]:
 			f.quantity = true
-		case t.lower == "deadline" || t.lower == "due":
+		case t.Lower == "deadline" || t.Lower == "due":
 			f.when = true
 		}
 		if isQuestionName(t, starts[i]) {
 			f.names = append(f.names, t)
 		}
-		if stopwords[t.lower] || questionFrameWords[t.lower] || capWords[t.lower] || len(t.lower) < 2 || isDigits(t.lower) || seen[t.stem] {
+		if words.IsFiller(t.Lower) || questionFrameWords[t.Lower] || capWords[t.Lower] || len(t.Lower) < 2 || words.IsDigits(t.Lower) || seen[t.Stem] {
 			continue
 		}
 		if i > 0 && !starts[i] {
-			switch prev := toks[i-1].lower; {
+			switch prev := toks[i-1].Lower; {
 			case prev == "how":
 				continue // "how long": the kind of answer, not its topic
 			case (prev == "what" || prev == "which") && (f.when || f.quantity):
 				continue // "what time", "what share": the kind of answer
 			}
 		}
-		seen[t.stem] = true
+		seen[t.Stem] = true
 		w := 1.0
-		if generic[t.lower] || generic[t.stem] {
+		if vague(t.Lower) {
 			w = 0.5
 		}
-		t.stem = baseFormStem(t)
-		f.terms = append(f.terms, keyword{token: t, weight: w})
-		f.spans = append(f.spans, focusSpan{pos: i, text: t.text})
+		t.Stem = lemma(t)
+		f.terms = append(f.terms, keyword{Token: t, weight: w})
+		f.spans = append(f.spans, focusSpan{pos: i, text: t.Text})
 		if len(f.terms) >= maxKeywords {
 			break
 		}
@@ -212,12 +213,12 @@ func focusOf(question string) questionFocus {
 // acronym anywhere ("FSA", "EU"), or a capitalised word that does not
 // start a sentence ("Massachusetts", "Bitcoin"). "I" and stopwords are
 // not names.
-func isQuestionName(t token, startsSentence bool) bool {
-	if stopwords[t.lower] || questionFrameWords[t.lower] || len(t.lower) < 2 || isDigits(t.lower) {
+func isQuestionName(t words.Token, startsSentence bool) bool {
+	if words.IsFiller(t.Lower) || questionFrameWords[t.Lower] || len(t.Lower) < 2 || words.IsDigits(t.Lower) {
 		return false
 	}
 	upper, lower := 0, 0
-	for _, r := range t.text {
+	for _, r := range t.Text {
 		switch {
 		case unicode.IsUpper(r):
 			upper++
@@ -231,7 +232,7 @@ func isQuestionName(t token, startsSentence bool) bool {
 	if startsSentence {
 		return false
 	}
-	r := []rune(t.text)
+	r := []rune(t.Text)
 	return len(r) > 0 && unicode.IsUpper(r[0])
 }
 
@@ -245,20 +246,20 @@ type answerCoverage struct {
 type answerPlace struct {
 	set   map[string]bool // stems; irregular forms also as their base's
 	words map[string]bool // lowercase words
-	toks  []token
+	toks  []words.Token
 	nums  []string
 	text  string
 }
 
 func newAnswerPlace(text string) answerPlace {
-	w := answerPlace{set: make(map[string]bool), words: make(map[string]bool), toks: tokens(text), nums: numbers(text), text: text}
+	w := answerPlace{set: make(map[string]bool), words: make(map[string]bool), toks: words.Tokens(text), nums: words.Numbers(text), text: text}
 	for _, t := range w.toks {
-		w.set[t.stem] = true
-		w.set[baseFormStem(t)] = true
-		if v := verbOf(t.lower); v != "" {
-			w.set[stem(v)] = true
+		w.set[t.Stem] = true
+		w.set[lemma(t)] = true
+		if v := verbOf(t.Lower); v != "" {
+			w.set[words.Stem(v)] = true
 		}
-		w.words[t.lower] = true
+		w.words[t.Lower] = true
 	}
 	return w
 }
@@ -275,27 +276,6 @@ func verbOf(w string) string {
 		}
 	}
 	return ""
-}
-
-// irregularForms maps irregular English forms to their base, so that "losing"
-// meets "lost" and "paid" meets "pay".
-var irregularForms = map[string]string{
-	"lost": "lose", "paid": "pay", "made": "make", "bought": "buy", "sold": "sell", "got": "get",
-	"gotten": "get", "left": "leave", "kept": "keep", "held": "hold", "gave": "give", "given": "give",
-	"took": "take", "taken": "take", "met": "meet", "sent": "send", "spent": "spend", "built": "build",
-	"brought": "bring", "found": "find", "known": "know", "knew": "know", "chosen": "choose",
-	"chose": "choose", "written": "write", "wrote": "write", "ran": "run", "began": "begin",
-	"begun": "begin", "went": "go", "gone": "go", "came": "come", "told": "tell", "said": "say",
-	"thought": "think", "understood": "understand", "felt": "feel", "led": "lead", "paying": "pay",
-	"children": "child", "men": "man", "women": "woman", "people": "person",
-}
-
-// baseFormStem is the stem of a token's base form.
-func baseFormStem(t token) string {
-	if b, ok := irregularForms[t.lower]; ok {
-		return stem(b)
-	}
-	return t.stem
 }
 
 // answersFocus checks the answer's supported sentences (without
@@ -319,8 +299,8 @@ func answersFocus(f questionFocus, sentences []string, docs string) answerCovera
 	}
 	var names []string // names found nowhere
 	for _, n := range f.names {
-		if !in.set[n.stem] && !in.words[n.lower] && !inAnySentence(sentences, n) {
-			names = append(names, n.text)
+		if !in.set[n.Stem] && !in.words[n.Lower] && !inAnySentence(sentences, n) {
+			names = append(names, n.Text)
 		}
 	}
 	if len(sentences) == 0 {
@@ -371,16 +351,14 @@ func answersFocus(f questionFocus, sentences []string, docs string) answerCovera
 
 // coversTerm reports whether keyword k, or a synonym of it, is in w.
 func coversTerm(w answerPlace, k keyword) bool {
-	if ok, _ := matchIn(k, w.set); ok {
-		return true
-	}
-	return reverseSynonymIn(k, w.set)
+	ok, _ := matchIn(k, w.set)
+	return ok
 }
 
 // statesRelation reports whether w holds a relation that answers the
 // verb k ("sells": SUPPLIES).
 func statesRelation(w answerPlace, k keyword) bool {
-	for _, r := range answerRelations[k.stem] {
+	for _, r := range answerRelations[k.Stem] {
 		if w.set[r] {
 			return true
 		}
@@ -393,7 +371,7 @@ func statesRelation(w answerPlace, k keyword) bool {
 // the rows of the customers who buy it, though they name Ipoh Coffee.
 func (f questionFocus) relationsIn(w answerPlace) bool {
 	for _, k := range f.terms {
-		if _, ok := answerRelations[k.stem]; ok && !statesRelation(w, k) {
+		if _, ok := answerRelations[k.Stem]; ok && !statesRelation(w, k) {
 			return false
 		}
 	}
@@ -413,16 +391,16 @@ var answerRelations = func() map[string][]string {
 	for k, v := range table {
 		var stems []string
 		for _, w := range strings.Fields(v) {
-			stems = append(stems, stem(w))
+			stems = append(stems, words.Stem(w))
 		}
-		m[stem(k)] = stems
+		m[words.Stem(k)] = stems
 	}
 	return m
 }()
 
-func inAnySentence(sentences []string, n token) bool {
+func inAnySentence(sentences []string, n words.Token) bool {
 	for _, s := range sentences {
-		if stemSet(s)[n.stem] {
+		if stemSet(s)[n.Stem] {
 			return true
 		}
 	}
@@ -453,9 +431,6 @@ func (f questionFocus) termsAndNumbersIn(w answerPlace) (share float64, missing 
 		}
 		total += k.weight
 		ok, via := matchIn(k, w.set)
-		if !ok && reverseSynonymIn(k, w.set) {
-			ok, via = true, "reverse"
-		}
 		if !ok && statesRelation(w, k) {
 			ok = true // "sells" in the question, SUPPLIES in the row
 		}
@@ -490,7 +465,7 @@ func (f questionFocus) termsOK(share float64, missing []int) bool {
 		return false
 	}
 	for _, i := range missing {
-		if focusSuperlatives[f.terms[i].lower] {
+		if focusSuperlatives[f.terms[i].Lower] {
 			return false
 		}
 	}
@@ -514,7 +489,7 @@ func (f questionFocus) termsOK(share float64, missing []int) bool {
 // isNameTerm reports whether focus term k is one of the question's names.
 func (f questionFocus) isNameTerm(k keyword) bool {
 	for _, n := range f.names {
-		if n.lower == k.lower {
+		if n.Lower == k.Lower {
 			return true
 		}
 	}
@@ -559,15 +534,15 @@ func hasCanonicalNumber(nums []string, n string) bool {
 	return false
 }
 
-func answerStatesQuantity(toks []token, nums []string) bool {
+func answerStatesQuantity(toks []words.Token, nums []string) bool {
 	if len(nums) > 0 {
 		return true
 	}
 	for i, t := range toks {
-		if answerAmountWords[t.lower] {
+		if answerAmountWords[t.Lower] {
 			return true
 		}
-		if quantityAnswerWords[t.lower] && i+1 < len(toks) && !stopwords[toks[i+1].lower] {
+		if quantityAnswerWords[t.Lower] && i+1 < len(toks) && !words.IsFiller(toks[i+1].Lower) {
 			return true
 		}
 	}
@@ -581,7 +556,7 @@ var answerTimeNumber = regexp.MustCompile(`(?i)\b(?:(?:19|20)\d\d|\d{1,2}(?::\d\
 
 func answerStatesTime(w answerPlace) bool {
 	for _, t := range w.toks {
-		if timeAnswerWords[t.lower] {
+		if timeAnswerWords[t.Lower] {
 			return true
 		}
 	}
@@ -593,22 +568,22 @@ func answerStatesTime(w answerPlace) bool {
 // sentence, a run of two capitalised words, an acronym, or a role ("your
 // manager"). "Who hosts Brightline Cloud?" is not answered by sentences
 // that only name Brightline Cloud.
-func (f questionFocus) statesName(toks []token) bool {
+func (f questionFocus) statesName(toks []words.Token) bool {
 	asked := make(map[string]bool, len(f.names))
 	for _, n := range f.names {
-		asked[n.lower] = true
+		asked[n.Lower] = true
 	}
 	for i, t := range toks {
-		if asked[t.lower] {
+		if asked[t.Lower] {
 			continue
 		}
-		if whoRoleWords[t.lower] {
+		if whoRoleWords[t.Lower] {
 			return true
 		}
 		if isQuestionName(t, i == 0) {
 			return true
 		}
-		if i+1 < len(toks) && startsUpper(t.text) && startsUpper(toks[i+1].text) && !stopwords[t.lower] && !asked[toks[i+1].lower] {
+		if i+1 < len(toks) && startsUpper(t.Text) && startsUpper(toks[i+1].Text) && !words.IsFiller(t.Lower) && !asked[toks[i+1].Lower] {
 			return true
 		}
 	}

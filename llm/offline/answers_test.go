@@ -190,10 +190,10 @@ func TestFocusOf(t *testing.T) {
 		f := focusOf(tt.question)
 		var terms, names []string
 		for _, k := range f.terms {
-			terms = append(terms, k.text)
+			terms = append(terms, k.Text)
 		}
 		for _, n := range f.names {
-			names = append(names, n.text)
+			names = append(names, n.Text)
 		}
 		if strings.Join(terms, " ") != tt.terms || strings.Join(names, " ") != tt.names ||
 			f.quantity != tt.quantity || f.when != tt.when || f.who != tt.who || f.polar != tt.polar {

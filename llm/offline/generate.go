@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/internal/text"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // Fixed sentences of the generator. Check knows them and does not treat
@@ -126,7 +127,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 	prevPara, prevPos, prevScore := -1, 0, 0.0 // the last sentence scored
 	for _, ds := range documentSentences(d) {
 		s := ds.text
-		if strings.HasSuffix(s, "?") || len(tokens(s)) < 3 || isExcluded(s, excluded) || ds.tail {
+		if strings.HasSuffix(s, "?") || len(words.Tokens(s)) < 3 || isExcluded(s, excluded) || ds.tail {
 			continue
 		}
 		follows := ds.para == prevPara && ds.pos == prevPos+1 && continuesPrevious(s)
@@ -194,12 +195,12 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 func ownMentions(s string) map[string]bool {
 	set := make(map[string]bool)
 	var buf [4]string
-	toks := tokens(s)
+	toks := words.Tokens(s)
 	for i, t := range toks {
-		if i > 0 && (toks[i-1].lower == "this" || toks[i-1].lower == "these") && (generic[t.lower] || generic[t.stem]) {
+		if i > 0 && (toks[i-1].Lower == "this" || toks[i-1].Lower == "these") && vague(t.Lower) {
 			continue
 		}
-		set[t.stem] = true
+		set[t.Stem] = true
 		for _, v := range appendVariants(buf[:0], t) {
 			set[v] = true
 		}
@@ -217,8 +218,8 @@ var continuers = setOf(`this these that those it its they them their such both t
 // continuesPrevious reports whether sentence s opens with a word that
 // refers back ("These programs…", "Together, they…").
 func continuesPrevious(s string) bool {
-	toks := tokens(clip(s, 100))
-	return len(toks) > 0 && continuers[toks[0].lower]
+	toks := words.Tokens(clip(s, 100))
+	return len(toks) > 0 && continuers[toks[0].Lower]
 }
 
 // missingName reports whether a name the question mentions (a capitalised
@@ -228,7 +229,7 @@ func missingName(f questionFocus, sets ...map[string]bool) bool {
 	for _, n := range f.names {
 		found := false
 		for _, set := range sets {
-			found = found || set[n.stem]
+			found = found || set[n.Stem]
 		}
 		if !found {
 			return true
@@ -281,7 +282,7 @@ func documentSentences(d agent.Document) []docSentence {
 				continue
 			}
 		}
-		for j, s := range splitSentences(stripBullet(line), maxSentences-pos) {
+		for j, s := range words.Sentences(words.StripBullet(line), maxSentences-pos) {
 			pos++
 			out = append(out, docSentence{text: s, heading: heading, pos: pos, para: i, tail: i == 0 && j == 0 && startsLower(s)})
 		}
@@ -343,7 +344,7 @@ func graphRows(docs []agent.Document, kws []keyword, ents []string, excluded []s
 		}
 		n := 0
 		for _, line := range strings.Split(clip(d.Content, maxDocText), "\n") {
-			line = strings.TrimSpace(stripBullet(line))
+			line = strings.TrimSpace(words.StripBullet(line))
 			if line == "" || n >= maxRowsInDoc || len(matched) >= maxRows {
 				continue
 			}
@@ -567,7 +568,7 @@ func tableRow(header, cells []string) string {
 // be compared whatever their punctuation and citations.
 func normaliseClaim(s string) string {
 	s, _ = stripCitations(s)
-	return strings.Join(lowers(tokens(s)), " ")
+	return strings.Join(lowers(words.Tokens(s)), " ")
 }
 
 // minClaim is the shortest normalised claim used for exclusion; shorter
@@ -626,7 +627,7 @@ func unwrap(text string) []string {
 		case strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|"):
 			flush()
 			out = append(out, t)
-		case stripBullet(t) != t:
+		case words.StripBullet(t) != t:
 			// A list item starts a paragraph of its own; its indented
 			// continuation lines join it, so that a sentence wrapped
 			// inside an item (even inside **bold**) is quoted whole.

@@ -32,14 +32,21 @@ const (
 // It is emptied when full, so it never holds more than maxRelatedCache.
 var relatedCache = struct {
 	sync.Mutex
-	m map[string][]string
-}{m: map[string][]string{}}
+	m map[string][]relatedWord
+}{m: map[string][]relatedWord{}}
+
+// relatedWord is a word or phrase related to another, with the lemmas of
+// its words (see lemma), which is how it is looked for in a stem set.
+type relatedWord struct {
+	text  string
+	stems []string
+}
 
 const maxRelatedCache = 20000
 
 // relatedTo returns the words and phrases a document may use for the
 // lowercase word or phrase w, nearest first.
-func relatedTo(w string) []string {
+func relatedTo(w string) []relatedWord {
 	relatedCache.Lock()
 	out, ok := relatedCache.m[w]
 	relatedCache.Unlock()
@@ -51,7 +58,11 @@ func relatedTo(w string) []string {
 		for _, s := range list {
 			if len(out) < maxRelated && !seen[s] && !strings.ContainsAny(s, "-'") {
 				seen[s] = true
-				out = append(out, s)
+				r := relatedWord{text: s}
+				for _, t := range words.Tokens(s) {
+					r.stems = append(r.stems, lemma(t))
+				}
+				out = append(out, r)
 			}
 		}
 	}
@@ -88,6 +99,22 @@ func baseOf(w string) string {
 	return ""
 }
 
+// light reports whether a word is a vague verb or particle ("take",
+// "look", "back"): it shapes a question more than it names its topic, and a
+// document is not relevant for containing it.
+func light(w string) bool {
+	return vague(w) && chatty(w) && !isNoun(w)
+}
+
+func isNoun(w string) bool {
+	for _, b := range lexicon.Lemmas(w) {
+		if lexicon.Usually(b) == lexicon.Noun {
+			return true
+		}
+	}
+	return false
+}
+
 // vague reports whether a word says little about a topic on its own: a
 // word of many senses ("take", "way", "thing").
 func vague(w string) bool {
@@ -108,16 +135,7 @@ func chatty(w string) bool {
 	if vague(w) {
 		return true
 	}
-	ls := lexicon.Lemmas(w)
-	if len(ls) == 0 {
-		return false
-	}
-	for _, b := range ls {
-		if lexicon.Usually(b) == lexicon.Noun {
-			return false
-		}
-	}
-	return true
+	return lexicon.Known(w) && !isNoun(w)
 }
 
 // maxPhraseWords is the longest phrase read as one keyword.

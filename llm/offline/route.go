@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/calc"
 	"github.com/switchboard/switchboard/graphwalk"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // Route reasons. They are shown to users next to the route.
@@ -40,10 +42,10 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 		return agent.RouteDecision{}, err
 	}
 	q := clip(question, maxQuestion)
-	if _, reason, ok := calculate(q); ok {
+	if _, reason, ok := calc.Answer(q); ok {
 		return agent.RouteDecision{Route: agent.RouteDirect, Reason: reason}, nil
 	}
-	toks := tokens(q)
+	toks := words.Tokens(q)
 	lower := " " + strings.Join(lowers(toks), " ") + " "
 	if r, ok := smallTalk(toks, lower); ok {
 		return agent.RouteDecision{Route: agent.RouteDirect, Reason: r}, nil
@@ -66,10 +68,10 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 }
 
 // lowers returns the lowercase form of each token.
-func lowers(toks []token) []string {
+func lowers(toks []words.Token) []string {
 	out := make([]string, len(toks))
 	for i, t := range toks {
-		out[i] = t.lower
+		out[i] = t.Lower
 	}
 	return out
 }
@@ -146,18 +148,18 @@ var identityExact = setOf(`help`)
 
 // smallTalk recognises greetings and questions about the bot, which the
 // direct route answers without looking anything up.
-func smallTalk(toks []token, padded string) (string, bool) {
+func smallTalk(toks []words.Token, padded string) (string, bool) {
 	if len(toks) == 0 || len(toks) > 8 {
 		return "", false
 	}
 	all := true
 	for _, t := range toks {
-		all = all && greetingWords[t.lower]
+		all = all && greetingWords[t.Lower]
 	}
 	if all {
 		return reasonGreeting, true
 	}
-	if len(toks) == 1 && identityExact[toks[0].lower] {
+	if len(toks) == 1 && identityExact[toks[0].Lower] {
 		return reasonIdentity, true
 	}
 	for _, p := range identityPhrases {
@@ -209,21 +211,21 @@ some no`)
 //     the revenue of Mapleridge Health?";
 //   - it names a label of the graph and asks which of them has a property
 //     (labelCue): "Which products have been discontinued?".
-func isGraph(q string, toks []token, padded string, ents []*graphwalk.Entity, idx *graphwalk.Index) (string, bool) {
+func isGraph(q string, toks []words.Token, padded string, ents []*graphwalk.Entity, idx *graphwalk.Index) (string, bool) {
 	var verb, doc bool
 	var nouns []string
 	seenNoun := make(map[string]bool)
 	for i, t := range toks {
 		switch {
-		case relationVerbs[t.stem] && t.lower != "own": // "my own laptop" relates nothing
-			verb = verb || i == 0 || !nounMarkers[toks[i-1].lower]
-		case relationNouns[t.stem]:
-			if !seenNoun[t.stem] {
-				seenNoun[t.stem] = true
-				nouns = append(nouns, plural(t.stem))
+		case relationVerbs[t.Stem] && t.Lower != "own": // "my own laptop" relates nothing
+			verb = verb || i == 0 || !nounMarkers[toks[i-1].Lower]
+		case relationNouns[t.Stem]:
+			if !seenNoun[t.Stem] {
+				seenNoun[t.Stem] = true
+				nouns = append(nouns, plural(t.Stem))
 			}
 		}
-		doc = doc || docWords[t.lower]
+		doc = doc || docWords[t.Lower]
 	}
 	verb = verb || hasAny(padded, relationPhrases)
 	sh := shapeOf(q)
@@ -256,10 +258,10 @@ func plural(stem string) string {
 }
 
 // stemsOf is setOf for stems, so that the lists can be written in plain words.
-func stemsOf(words string) map[string]bool {
+func stemsOf(list string) map[string]bool {
 	m := make(map[string]bool)
-	for _, w := range strings.Fields(words) {
-		m[stem(w)] = true
+	for _, w := range strings.Fields(list) {
+		m[words.Stem(w)] = true
 	}
 	return m
 }
@@ -268,16 +270,16 @@ func stemsOf(words string) map[string]bool {
 // clients": a ranking word, at most two words, then a relation noun; or a
 // ranking word that cannot mean "important" ("top 3 products", not "key
 // product features") and a word naming one of the graph's labels.
-func topN(toks []token, idx *graphwalk.Index) bool {
+func topN(toks []words.Token, idx *graphwalk.Index) bool {
 	for i, t := range toks {
-		if !topWords[t.lower] {
+		if !topWords[t.Lower] {
 			continue
 		}
 		for j := i + 1; j < len(toks) && j <= i+3; j++ {
-			if relationNouns[toks[j].stem] {
+			if relationNouns[toks[j].Stem] {
 				return true
 			}
-			if _, ok := idx.Label(toks[j].lower); ok && rankWords[t.lower] {
+			if _, ok := idx.Label(toks[j].Lower); ok && rankWords[t.Lower] {
 				return true
 			}
 		}
@@ -336,23 +338,23 @@ invoices sla support switchboard`)
 // of, what year did, how far/tall/big is the, define X, what does X mean,
 // translate. It never holds for a question with a company cue or a
 // current-events cue.
-func generalKnowledge(toks []token, padded string) bool {
+func generalKnowledge(toks []words.Token, padded string) bool {
 	if len(toks) < 2 || hasAny(padded, newsWords) || hasAny(padded, nowWords) || hasAny(padded, internalWords) {
 		return false
 	}
 	for _, t := range toks {
-		if companyWords[t.lower] {
+		if companyWords[t.Lower] {
 			return false
 		}
 	}
 	if hasAny(padded, generalPhrases) {
 		return true
 	}
-	first, last := toks[0].lower, toks[len(toks)-1].lower
+	first, last := toks[0].Lower, toks[len(toks)-1].Lower
 	switch {
 	case first == "define" || first == "translate":
 		return plainTerm(toks[1:])
-	case len(toks) >= 4 && first == "what" && toks[1].lower == "does" && last == "mean":
+	case len(toks) >= 4 && first == "what" && toks[1].Lower == "does" && last == "mean":
 		return plainTerm(toks[2 : len(toks)-1])
 	}
 	return false
@@ -361,15 +363,15 @@ func generalKnowledge(toks []token, padded string) bool {
 // plainTerm reports whether the words to define or translate look like
 // ordinary language rather than jargon: no acronyms ("SLA", "RTO") and no
 // codes with digits ("P1"), which are more likely defined in our documents.
-func plainTerm(toks []token) bool {
+func plainTerm(toks []words.Token) bool {
 	if len(toks) == 0 {
 		return false
 	}
 	for _, t := range toks {
-		if strings.ContainsAny(t.text, "0123456789") {
+		if strings.ContainsAny(t.Text, "0123456789") {
 			return false
 		}
-		if n := len([]rune(t.text)); n >= 2 && t.text == strings.ToUpper(t.text) {
+		if n := len([]rune(t.Text)); n >= 2 && t.Text == strings.ToUpper(t.Text) {
 			return false
 		}
 	}

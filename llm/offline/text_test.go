@@ -2,47 +2,11 @@ package offline
 
 import (
 	"fmt"
+	"github.com/switchboard/switchboard/kb/words"
 	"maps"
 	"slices"
 	"testing"
 )
-
-func TestStem(t *testing.T) {
-	for in, want := range map[string]string{
-		"policies": "policy",
-		"stored":   "stor",
-		"storing":  "stor",
-		"shipping": "ship",
-		"plane":    "plane", // not plan
-		"planes":   "plane",
-		"plans":    "plan",
-		"planned":  "plan",
-		"site":     "site", // not sit
-		"sites":    "site",
-		"noted":    "note",
-		"noting":   "note",
-		"hopping":  "hop",
-		"hoping":   "hope",
-		"caring":   "care", // not car
-		"cars":     "car",
-		"2024":     "2024",
-	} {
-		if got := stem(in); got != want {
-			t.Errorf("stem(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestTokensAcronymPlural(t *testing.T) {
-	for in, want := range map[string]string{
-		"CVs": "cv", "APIs": "api", "KPIs": "kpi", "bus": "bus", "AWS": "aws",
-	} {
-		toks := tokens(in)
-		if len(toks) != 1 || toks[0].stem != want {
-			t.Errorf("tokens(%q) = %+v, want stem %q", in, toks, want)
-		}
-	}
-}
 
 func TestAppendVariants(t *testing.T) {
 	for _, tt := range []struct {
@@ -66,7 +30,7 @@ func TestAppendVariants(t *testing.T) {
 		{"personal", nil},
 		{"allowance", nil},
 	} {
-		got := appendVariants(nil, tokens(tt.word)[0])
+		got := appendVariants(nil, words.Tokens(tt.word)[0])
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("appendVariants(%q) = %q, want %q", tt.word, got, tt.want)
 		}
@@ -95,7 +59,7 @@ func TestKeywords(t *testing.T) {
 	} {
 		var got []kw
 		for _, k := range keywords(tt.question) {
-			got = append(got, kw{k.lower, k.stem, k.weight, k.frame})
+			got = append(got, kw{k.Lower, k.Stem, k.weight, k.frame})
 		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("keywords(%q) =\n  %+v\nwant\n  %+v", tt.question, got, tt.want)
