@@ -26,6 +26,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 const (
@@ -455,7 +456,25 @@ const (
 // hundred and fifty?"), and unit conversions ("How many seconds are in 2.5
 // minutes?"). It returns the direct route's answer and the router's
 // reason; ok is false for any other question.
+//
+// A chatty lead-in ends at a colon or a dash ("Quick math: what's 45
+// minus 17?", "sanity check for a bitmask - what's 255 + 1?"): when the
+// whole question does not parse, the part after the last of them is tried.
 func Answer(question string) (answer, reason string, ok bool) {
+	if a, r, ok := answerWhole(question); ok {
+		return a, r, true
+	}
+	if i := strings.LastIndexAny(question, ":—–"); i >= 0 {
+		_, n := utf8.DecodeRuneInString(question[i:])
+		return answerWhole(question[i+n:])
+	}
+	if _, after, found := strings.Cut(question, " - "); found {
+		return answerWhole(after)
+	}
+	return "", "", false
+}
+
+func answerWhole(question string) (answer, reason string, ok bool) {
 	if expr, v, err, ok := arithmetic(question); ok {
 		switch {
 		case errors.Is(err, errDivZero):

@@ -99,3 +99,21 @@ func TestFormatNumber(t *testing.T) {
 		}
 	}
 }
+
+// A lead-in before a colon or a dash is chat, not part of the sum.
+func TestAnswerAfterLeadIn(t *testing.T) {
+	for q, want := range map[string]string{
+		"sanity check for a bitmask: what's 255 + 1?": "255 + 1 is 256.",
+		"Quick math — 20% of 45?":                     "20% of 45 is 9.",
+		"one more thing - what is 7 * 6?":             "7 * 6 is 42.",
+	} {
+		if got, _, ok := Answer(q); !ok || got != want {
+			t.Errorf("Answer(%q) = %q, %v; want %q", q, got, ok, want)
+		}
+	}
+	for _, q := range []string{"what's 10:30 in minutes?", "Deploy checklist: what comes first?"} {
+		if got, _, ok := Answer(q); ok {
+			t.Errorf("Answer(%q) = %q: not a calculation", q, got)
+		}
+	}
+}

@@ -292,7 +292,7 @@ func answersFocus(f questionFocus, sentences []string, docs string) answerCovera
 	var absent []int // specific words of a yes/no question that no document contains
 	if f.polar {
 		for i, k := range f.terms {
-			if k.weight == 1 && !f.isNameTerm(k) && !coversTerm(in, k) {
+			if k.weight == 1 && !f.isNameTerm(k) && !f.optional(k) && !coversTerm(in, k) {
 				absent = append(absent, i)
 			}
 		}
@@ -423,7 +423,7 @@ func (f questionFocus) termIndexes() []int {
 func (f questionFocus) termsAndNumbersIn(w answerPlace) (share float64, missing []int, nums []string) {
 	var got, total float64
 	for i, k := range f.terms {
-		if f.isNameTerm(k) {
+		if f.isNameTerm(k) || f.optional(k) {
 			// Names locate the answer, the other words ask: every
 			// document retrieved for "Who hosts Brightline Cloud?" names
 			// Brightline Cloud, and only a sentence about hosting answers.
@@ -471,7 +471,7 @@ func (f questionFocus) termsOK(share float64, missing []int) bool {
 	}
 	specific := 0
 	for _, k := range f.terms {
-		if k.weight == 1 && !f.isNameTerm(k) {
+		if k.weight == 1 && !f.isNameTerm(k) && !f.optional(k) {
 			specific++
 		}
 	}
@@ -484,6 +484,23 @@ func (f questionFocus) termsOK(share float64, missing []int) bool {
 		}
 	}
 	return true
+}
+
+// optional reports whether a focus term need not be in the answer: a
+// chatty word (a verb, adjective or adverb, or a vague word: "goes",
+// "actually", "spins") when the question has other words that say what it
+// is about. "Who runs the postmortem meeting?" is answered by a sentence
+// that says who leads it; the thing asked about is the meeting.
+func (f questionFocus) optional(k keyword) bool {
+	if !chatty(k.Lower) {
+		return false
+	}
+	for _, o := range f.terms {
+		if !f.isNameTerm(o) && !chatty(o.Lower) {
+			return true
+		}
+	}
+	return false
 }
 
 // isNameTerm reports whether focus term k is one of the question's names.
