@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/cite"
 	"github.com/switchboard/switchboard/kb/words"
 )
 
@@ -87,9 +88,9 @@ func claimsOf(answer string) []claim {
 		if len(out) >= maxSentences {
 			break
 		}
-		line = moveCitations(words.StripBullet(line))
+		line = cite.Move(words.StripBullet(line))
 		for _, s := range words.Sentences(line, maxSentences-len(out)) {
-			text, refs := stripCitations(s)
+			text, refs := cite.Strip(s)
 			text = words.StripBullet(text)
 			if text == "" {
 				// A citation on its own belongs to the sentence before it.

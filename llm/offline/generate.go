@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/cite"
 	"github.com/switchboard/switchboard/internal/text"
 	"github.com/switchboard/switchboard/kb/words"
 )
@@ -91,7 +92,7 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 	if quoted := pickSentences(cands); len(quoted) > 0 {
 		var parts []string
 		for _, c := range quoted {
-			parts = append(parts, cite(c.text, c.doc+1))
+			parts = append(parts, citeSentence(c.text, c.doc+1))
 		}
 		out = append(out, strings.Join(parts, " "))
 	}
@@ -478,9 +479,9 @@ func rowMatches(line string, kws []keyword, ents []string) bool {
 	return false
 }
 
-// cite puts the citation before a sentence's final punctuation, where it
+// citeSentence puts the citation before a sentence's final punctuation, where it
 // stays attached when the answer is split into sentences again.
-func cite(s string, n int) string {
+func citeSentence(s string, n int) string {
 	marker := " [" + strconv.Itoa(n) + "]"
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -567,7 +568,7 @@ func tableRow(header, cells []string) string {
 // normaliseClaim reduces a sentence to lowercase words so that claims can
 // be compared whatever their punctuation and citations.
 func normaliseClaim(s string) string {
-	s, _ = stripCitations(s)
+	s, _ = cite.Strip(s)
 	return strings.Join(lowers(words.Tokens(s)), " ")
 }
 
@@ -659,4 +660,13 @@ func startsLower(s string) bool {
 		return unicode.IsLower(r)
 	}
 	return false
+}
+
+// citeAll writes [1][2]… for documents 1..n, at most five.
+func citeAll(n int) string {
+	var b strings.Builder
+	for i := 1; i <= min(n, 5); i++ {
+		b.WriteString("[" + strconv.Itoa(i) + "]")
+	}
+	return b.String()
 }

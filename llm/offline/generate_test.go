@@ -144,8 +144,8 @@ func TestCite(t *testing.T) {
 		"  spaced out.  ":       "spaced out [3].",
 		"":                      "[3]",
 	} {
-		if got := cite(in, 3); got != want {
-			t.Errorf("cite(%q) = %q, want %q", in, got, want)
+		if got := citeSentence(in, 3); got != want {
+			t.Errorf("citeSentence(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
