@@ -9,7 +9,7 @@ COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo none)
 build: ## the static release binary, bin/switchboard
 	VERSION=$(VERSION) COMMIT=$(COMMIT) scripts/build.sh
 
-test: ## what CI runs (start the services first: see README, Development)
+test: ## what CI runs (start the services first: see docs/development.md)
 	go test ./...
 
 # The benchmarks of bench/ (see bench/doc.go): a table on stdout and

@@ -36,7 +36,7 @@ type table struct {
 //     Config.QueryTimeout.
 //
 // The server bounds what the query may allocate with its transaction
-// memory limits (README, Production stores): past them it fails with
+// memory limits (docs/operations.md, Production stores): past them it fails with
 // Neo.TransientError.General.MemoryPoolOutOfMemoryError.
 //
 // A refused query returns a *RefusedError and is logged; it has not run

@@ -220,7 +220,7 @@ func TestGeneratedCypherMemory(t *testing.T) {
 	seedGraph(t, g)
 
 	// The test server must bound transaction memory as production should
-	// (scripts/services.sh's launcher, docker-compose.yml, the README):
+	// (scripts/services.sh's launcher, docker-compose.yml, docs/operations.md):
 	// without it the last bomb would run the heap out.
 	recs, err := g.read(ctx, `SHOW SETTINGS YIELD name, value WHERE name = 'db.memory.transaction.max' RETURN value`, nil)
 	if err != nil || len(recs) != 1 {

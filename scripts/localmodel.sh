@@ -33,7 +33,7 @@ gguf() {
 	esac
 }
 
-# The profile of docs: a model on a CPU answers in minutes (README, Models).
+# The profile of docs/models.md: a model on a CPU answers in minutes.
 profile() {
 	cat <<EOF
 export OPENAI_BASE_URL=http://127.0.0.1:$PORT/v1 OPENAI_CHAT_MODEL=$MODEL

@@ -12,7 +12,7 @@ import (
 )
 
 // TestPicture draws the answer of the shared "vector-high" view as
-// Discord shows it, for the README (docs/img/discord-answer.svg).
+// Discord shows it, for docs/usage.md (docs/img/discord-answer.svg).
 func TestPicture(t *testing.T) {
 	for _, c := range viewtest.Views() {
 		if c.Name != "vector-high" {

@@ -48,7 +48,7 @@ func (m *Main) ask(ctx context.Context, app *App, args []string) error {
 	return nil
 }
 
-// jsonResult is the --json shape promised by the README.
+// jsonResult is the --json shape promised by docs/usage.md.
 type jsonResult struct {
 	Route       string       `json:"route"`
 	RouteReason string       `json:"route_reason"`

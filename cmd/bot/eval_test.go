@@ -249,7 +249,7 @@ func TestEvalSets(t *testing.T) {
 }
 
 // The offline engine on the demo set, through the command. The floors are
-// a little under what was measured (README, Quality), so that a change
+// a little under what was measured (docs/evaluation.md), so that a change
 // that makes answers worse fails here.
 func TestEvalDemoSetOffline(t *testing.T) {
 	start := time.Now()
@@ -268,7 +268,7 @@ func TestEvalDemoSetOffline(t *testing.T) {
 	t.Logf("demo set: routes %s, answers %s, citations %s, confidently wrong %d in %v", rep.Route, rep.Answer, rep.Citation, rep.ConfidentlyWrong, time.Since(start))
 }
 
-// The README's command for the public material, when it is present.
+// The command of docs/evaluation.md for the public material, when it is present.
 func TestEvalHandbookNorthwind(t *testing.T) {
 	data := filepath.Join("..", "..", "..", "shared", "eval-data")
 	if _, err := os.Stat(filepath.Join(data, "northwind", "orders.csv")); err != nil {

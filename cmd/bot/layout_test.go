@@ -9,19 +9,19 @@ import (
 	"testing"
 )
 
-// TestReadmeLayoutListsEveryPackage keeps the README's layout true: every
-// folder of the module that holds Go code is named in it, and every folder
-// it names exists.
+// TestLayoutListsEveryPackage keeps the layout of docs/DESIGN.md true
+// (the README links to it): every folder of the module that holds Go code
+// is named in it, and every folder it names exists.
 var folder = regexp.MustCompile(`^[a-z][a-z0-9]*(/[a-z][a-z0-9]*)*/$`)
 
-func TestReadmeLayoutListsEveryPackage(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+func TestLayoutListsEveryPackage(t *testing.T) {
+	design, err := os.ReadFile("../../docs/DESIGN.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, after, ok := strings.Cut(string(readme), "\n## Layout\n")
+	_, after, ok := strings.Cut(string(design), "\n## Layout\n")
 	if !ok {
-		t.Fatal("README has no ## Layout section")
+		t.Fatal("docs/DESIGN.md has no ## Layout section")
 	}
 	section, _, _ := strings.Cut(after, "\n## ")
 	// Each line of the layout starts with the folders it describes
@@ -51,7 +51,7 @@ func TestReadmeLayoutListsEveryPackage(t *testing.T) {
 		dir, _ := filepath.Rel(root, filepath.Dir(path))
 		dir = filepath.ToSlash(dir)
 		if !named[dir] {
-			t.Errorf("README's layout does not name %s/", dir)
+			t.Errorf("the layout of docs/DESIGN.md does not name %s/", dir)
 			named[dir] = true // once per folder
 		}
 		return nil
@@ -61,7 +61,7 @@ func TestReadmeLayoutListsEveryPackage(t *testing.T) {
 	}
 	for dir := range named {
 		if _, err := os.Stat(filepath.Join(root, dir)); err != nil {
-			t.Errorf("README's layout names %s/, which does not exist", dir)
+			t.Errorf("the layout of docs/DESIGN.md names %s/, which does not exist", dir)
 		}
 	}
 }

@@ -94,7 +94,7 @@ func exitCode(err error) int {
 const usage = `Switchboard answers questions from your documents, knowledge graph and the web.
 
 Usage:
-  switchboard serve                                   answer in Slack and Discord (see README: Slack, Discord)
+  switchboard serve                                   answer in Slack and Discord (see README: Slack set-up, Discord set-up)
   switchboard ask [--json] [--thread NAME] QUESTION   answer one question
   switchboard chat [--thread NAME]                    a console conversation with follow-ups
   switchboard ingest PATH...                          load Markdown, text, HTML and PDF files and folders
