@@ -21,10 +21,11 @@ import (
 const (
 	fewSenses  = 2
 	maxRelated = 12
-	// vagueSenses: a word with this many senses says little about a
-	// topic on its own ("take" has 44, "way" 12, "thing" 12); it counts
-	// half, and a place need not contain it.
-	vagueSenses = 10
+	// A word with this many senses says little about a topic on its own
+	// ("thing" has 12, "take" 44): it counts half, and a place need not
+	// contain it. Verbs have more senses than nouns of the same use.
+	vagueNoun = 12
+	vagueVerb = 25
 )
 
 // relatedCache holds the related words of the words looked up, so that a
@@ -103,7 +104,7 @@ func baseOf(w string) string {
 // "look", "back"): it shapes a question more than it names its topic, and a
 // document is not relevant for containing it.
 func light(w string) bool {
-	return vague(w) && chatty(w) && !isNoun(w)
+	return vague(w) && !isNoun(w)
 }
 
 func isNoun(w string) bool {
@@ -119,7 +120,8 @@ func isNoun(w string) bool {
 // word of many senses ("take", "way", "thing").
 func vague(w string) bool {
 	for _, b := range lexicon.Lemmas(w) {
-		if lexicon.Senses(b) >= vagueSenses {
+		n := lexicon.Senses(b)
+		if n >= vagueVerb || n >= vagueNoun && lexicon.Usually(b) == lexicon.Noun {
 			return true
 		}
 	}
