@@ -50,7 +50,7 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 	if r, ok := smallTalk(toks, lower); ok {
 		return agent.RouteDecision{Route: agent.RouteDirect, Reason: r}, nil
 	}
-	if currentEvents(lower) {
+	if currentEvents(toks, lower) {
 		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
 	}
 	idx, err := b.index(ctx)
@@ -125,12 +125,25 @@ var (
 	}
 )
 
-// currentEvents reports whether a question asks about current events.
-func currentEvents(padded string) bool {
+// currentEvents reports whether a question asks about current events: a
+// news word, or a time word with an event word or a name of someone else
+// ("Is PagerDuty down right now?", "Did Go 1.27 ship today?").
+func currentEvents(toks []words.Token, padded string) bool {
 	if hasAny(padded, newsWords) {
 		return true
 	}
-	return hasAny(padded, nowWords) && hasAny(padded, eventWords) && !hasAny(padded, internalWords)
+	if !hasAny(padded, nowWords) || hasAny(padded, internalWords) {
+		return false
+	}
+	if hasAny(padded, eventWords) {
+		return true
+	}
+	for i, t := range toks {
+		if i > 0 && t.Text != strings.ToLower(t.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // greetingWords make up a greeting when every word of a question is one.
