@@ -286,6 +286,7 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 		return nil
 	}
 	var text, title, link string
+	var declared bool // the title is the file's own word for it
 	if format == formatPDF {
 		// PDFium reads the file itself, the parts it needs as it needs
 		// them: the file is never held whole here.
@@ -317,7 +318,7 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 			l.skip(p, reason)
 			return nil
 		}
-		text, title, link = decodeText(data, format)
+		text, title, link, declared = decodeText(data, format)
 		if len(text) > l.maxText {
 			l.skip(p, tooMuchText(l.maxText).Error())
 			return nil
@@ -327,10 +328,11 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 		l.skip(p, "no text")
 		return nil
 	}
-	// A front-matter title is deliberate and wins; a heading is a better
-	// title than <title>, which often carries the site's name. A PDF's
-	// own title wins too: its first line is often a running header.
-	if (format != formatMarkdown && format != formatPDF) || title == "" {
+	// A front-matter title or a page's JSON header is deliberate and wins;
+	// a heading is a better title than <title>, which often carries the
+	// site's name. A PDF's own title wins too: its first line is often a
+	// running header.
+	if !declared && format != formatPDF || title == "" {
 		if h := firstHeading(text); h != "" {
 			title = h
 		}
@@ -464,10 +466,12 @@ func trimPartialRune(b []byte) []byte {
 }
 
 // decodeText turns a file's bytes into the text to index, a title when the
-// format carries one outside its headings (front matter, <title>), and a
-// link to the page people read the file on when its front matter gives
-// one (see frontMatter).
-func decodeText(data []byte, format string) (text, title, link string) {
+// format carries one outside its headings (front matter, a JSON comment
+// header, <title>), and a link to the page people read the file on when
+// its front matter gives one (see frontMatter). declared is true when the
+// title is one the file states for itself (front matter, a JSON header),
+// which wins over its first heading; a <title> does not.
+func decodeText(data []byte, format string) (text, title, link string, declared bool) {
 	s := string(data)
 	if !utf8.ValidString(s) { // bad bytes past the sniffed head
 		s = strings.ToValidUTF8(s, "\uFFFD")
@@ -477,12 +481,12 @@ func decodeText(data []byte, format string) (text, title, link string) {
 	switch format {
 	case formatMarkdown:
 		text, fm := stripFrontMatter(s)
-		return text, fm.title, fm.url
+		return cleanMarkdown(text), fm.title, fm.url, fm.title != ""
 	case formatHTML:
-		text, title = extractHTML(s)
-		return text, title, ""
+		text, title, declared = extractHTML(s)
+		return text, title, "", declared
 	}
-	return s, "", ""
+	return s, "", "", false
 }
 
 // frontMatter is what Files reads of a Markdown file's front matter: the
