@@ -347,22 +347,42 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 		Key:      key,
 		Title:    title,
 		Location: location,
-		Hash:     kb.Hash(text),
+		Hash:     fileHash(text, link),
 		Metadata: map[string]string{"format": format},
 		Chunks:   []kb.Chunk{{Index: 0, Content: text}},
 	}
 	if link != "" {
 		doc.Metadata["url"] = link
-		// A new link must reach the store even when the text is the same,
-		// so it is part of the hash; files without one keep the hash they
-		// always had, and are not re-embedded for this.
-		doc.Hash = kb.Hash(text + "\x00url\x00" + link)
 	}
 	l.rep.Files++
 	if err := fn(doc, id); err != nil {
 		return fmt.Errorf("ingest: %s: %w", l.display(p), err)
 	}
 	return nil
+}
+
+// ReadVersion names the way files are read and split into chunks. It is
+// part of a file's hash (see fileHash), so that a change in what is stored
+// of the same bytes (a table read as rows, a title from a page's header,
+// chunks that keep a heading's path) re-stores every file at its next
+// ingest, instead of leaving the chunks of the old way beside new ones.
+// Change it with any such change.
+//
+//   - "": text as read, split at headings (hashes of the text alone)
+//   - "2": HTML through html-to-markdown, tables as rows naming their
+//     columns, template tags and heading attributes removed, chunks
+//     naming their heading path and overlapping by a whole sentence
+const ReadVersion = "2"
+
+// fileHash is the Hash of a file whose text is text and link link: a new
+// link must reach the store even when the text is the same, and so must a
+// new ReadVersion.
+func fileHash(text, link string) string {
+	s := text + "\x00read\x00" + ReadVersion
+	if link != "" {
+		s += "\x00url\x00" + link
+	}
+	return kb.Hash(s)
 }
 
 // relPath is the path of file p under DOCS_BASE_URL: its path from the

@@ -44,7 +44,10 @@ func extractHTML(src string) (text, title string, fromHeader bool) {
 	if err != nil {
 		return "", title, fromHeader
 	}
-	text = cleanMarkdown(nestedListGap.ReplaceAllString(string(out), "$1\n$2"))
+	// The converter can cut a character that follows a NUL reference
+	// ("&#00" is U+FFFD) when it escapes: fuzzing found it.
+	md := strings.ToValidUTF8(string(out), "\uFFFD")
+	text = cleanMarkdown(nestedListGap.ReplaceAllString(md, "$1\n$2"))
 	text = outsideFences(text, textEntities.Replace)
 	return strings.TrimSpace(manyNewlines.ReplaceAllString(text, "\n\n")), title, fromHeader
 }

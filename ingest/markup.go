@@ -157,6 +157,7 @@ func convertHTMLBlocks(lines []string) []string {
 		}
 		end := blockEnd(lines, i, name, closing)
 		md, _ := htmlConverter().ConvertString(strings.Join(lines[i:end], "\n"))
+		md = strings.ToValidUTF8(md, "\uFFFD") // see extractHTML
 		out = append(out, "")
 		out = append(out, strings.Split(md, "\n")...)
 		out = append(out, "")

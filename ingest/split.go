@@ -318,30 +318,39 @@ func isSetextUnderline(line string) bool {
 	return strings.Trim(s, s[:1]) == ""
 }
 
-// firstHeading returns the text of the first heading of Markdown text,
-// outside code blocks, or "".
+// firstHeading returns the heading that names a Markdown text, outside
+// code blocks: its first level-1 heading, else its first heading when no
+// prose comes before it, else "". A document that opens with prose and
+// then has "## Purpose" is not about "Purpose": its sections are.
 func firstHeading(text string) string {
 	lines := strings.Split(normalizeNewlines(text), "\n")
 	var fences markdown.Scanner
-	paraLines := 0
-	for i, line := range lines {
+	first, prose := "", false
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
 		if fences.Line(line) != markdown.Text {
-			paraLines = 0
 			continue
 		}
-		if title, ok := atxHeading(line); ok && title != "" {
+		title, level := "", 0
+		trimmed := strings.TrimSpace(line)
+		if t, ok := atxHeading(line); ok {
+			title, level = t, atxLevel(line)
+		} else if trimmed != "" && i+1 < len(lines) && isSetextUnderline(lines[i+1]) && (i == 0 || strings.TrimSpace(lines[i-1]) == "") {
+			title, level = trimmed, setextLevel(lines[i+1])
+			i++ // the underline
+		} else if trimmed != "" {
+			prose = true
+			continue
+		}
+		switch {
+		case title == "":
+		case level == 1:
 			return title
-		}
-		if paraLines == 1 && isSetextUnderline(line) {
-			return strings.TrimSpace(lines[i-1])
-		}
-		if strings.TrimSpace(line) == "" {
-			paraLines = 0
-		} else {
-			paraLines++
+		case first == "" && !prose:
+			first = title
 		}
 	}
-	return ""
+	return first
 }
 
 // unit is an indivisible piece for packing: a paragraph, a sentence, a run
