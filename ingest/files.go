@@ -286,6 +286,7 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 		return nil
 	}
 	var text, title, link string
+	var declared bool // the title is the file's own word for it
 	if format == formatPDF {
 		// PDFium reads the file itself, the parts it needs as it needs
 		// them: the file is never held whole here.
@@ -317,7 +318,7 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 			l.skip(p, reason)
 			return nil
 		}
-		text, title, link = decodeText(data, format)
+		text, title, link, declared = decodeText(data, format)
 		if len(text) > l.maxText {
 			l.skip(p, tooMuchText(l.maxText).Error())
 			return nil
@@ -327,10 +328,11 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 		l.skip(p, "no text")
 		return nil
 	}
-	// A front-matter title is deliberate and wins; a heading is a better
-	// title than <title>, which often carries the site's name. A PDF's
-	// own title wins too: its first line is often a running header.
-	if (format != formatMarkdown && format != formatPDF) || title == "" {
+	// A front-matter title or a page's JSON header is deliberate and wins;
+	// a heading is a better title than <title>, which often carries the
+	// site's name. A PDF's own title wins too: its first line is often a
+	// running header.
+	if !declared && format != formatPDF || title == "" {
 		if h := firstHeading(text); h != "" {
 			title = h
 		}
@@ -345,22 +347,42 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 		Key:      key,
 		Title:    title,
 		Location: location,
-		Hash:     kb.Hash(text),
+		Hash:     fileHash(text, link),
 		Metadata: map[string]string{"format": format},
 		Chunks:   []kb.Chunk{{Index: 0, Content: text}},
 	}
 	if link != "" {
 		doc.Metadata["url"] = link
-		// A new link must reach the store even when the text is the same,
-		// so it is part of the hash; files without one keep the hash they
-		// always had, and are not re-embedded for this.
-		doc.Hash = kb.Hash(text + "\x00url\x00" + link)
 	}
 	l.rep.Files++
 	if err := fn(doc, id); err != nil {
 		return fmt.Errorf("ingest: %s: %w", l.display(p), err)
 	}
 	return nil
+}
+
+// ReadVersion names the way files are read and split into chunks. It is
+// part of a file's hash (see fileHash), so that a change in what is stored
+// of the same bytes (a table read as rows, a title from a page's header,
+// chunks that keep a heading's path) re-stores every file at its next
+// ingest, instead of leaving the chunks of the old way beside new ones.
+// Change it with any such change.
+//
+//   - "": text as read, split at headings (hashes of the text alone)
+//   - "2": HTML through html-to-markdown, tables as rows naming their
+//     columns, template tags and heading attributes removed, chunks
+//     naming their heading path and overlapping by a whole sentence
+const ReadVersion = "2"
+
+// fileHash is the Hash of a file whose text is text and link link: a new
+// link must reach the store even when the text is the same, and so must a
+// new ReadVersion.
+func fileHash(text, link string) string {
+	s := text + "\x00read\x00" + ReadVersion
+	if link != "" {
+		s += "\x00url\x00" + link
+	}
+	return kb.Hash(s)
 }
 
 // relPath is the path of file p under DOCS_BASE_URL: its path from the
@@ -464,10 +486,12 @@ func trimPartialRune(b []byte) []byte {
 }
 
 // decodeText turns a file's bytes into the text to index, a title when the
-// format carries one outside its headings (front matter, <title>), and a
-// link to the page people read the file on when its front matter gives
-// one (see frontMatter).
-func decodeText(data []byte, format string) (text, title, link string) {
+// format carries one outside its headings (front matter, a JSON comment
+// header, <title>), and a link to the page people read the file on when
+// its front matter gives one (see frontMatter). declared is true when the
+// title is one the file states for itself (front matter, a JSON header),
+// which wins over its first heading; a <title> does not.
+func decodeText(data []byte, format string) (text, title, link string, declared bool) {
 	s := string(data)
 	if !utf8.ValidString(s) { // bad bytes past the sniffed head
 		s = strings.ToValidUTF8(s, "\uFFFD")
@@ -477,12 +501,12 @@ func decodeText(data []byte, format string) (text, title, link string) {
 	switch format {
 	case formatMarkdown:
 		text, fm := stripFrontMatter(s)
-		return text, fm.title, fm.url
+		return cleanMarkdown(text), fm.title, fm.url, fm.title != ""
 	case formatHTML:
-		text, title = extractHTML(s)
-		return text, title, ""
+		text, title, declared = extractHTML(s)
+		return text, title, "", declared
 	}
-	return s, "", ""
+	return s, "", "", false
 }
 
 // frontMatter is what Files reads of a Markdown file's front matter: the

@@ -71,7 +71,7 @@ func TestFilesLoadsFormats(t *testing.T) {
 
 	want := map[string]struct{ title, text, format string }{
 		"docs/refunds.md":        {"Refund policy", "# Refunds\n\nWithin 30 days.\n", formatMarkdown},
-		"docs/notes.markdown":    {"Notes heading", "Intro line.\n\n## Notes heading\n\nBody.", formatMarkdown},
+		"docs/notes.markdown":    {"notes.markdown", "Intro line.\n\n## Notes heading\n\nBody.", formatMarkdown},
 		"docs/plain.txt":         {"plain.txt", "Just text.\nSecond line.", formatText},
 		"docs/page.HTML":         {"Data retention", "## Data retention\n\n35 days.", formatHTML},
 		"docs/untitled.htm":      {"untitled.htm", "No heading here.", formatHTML},
@@ -92,7 +92,7 @@ func TestFilesLoadsFormats(t *testing.T) {
 		if len(d.Chunks) != 1 || d.Chunks[0].Content != w.text {
 			t.Errorf("%s: chunks = %+v, want one chunk %q", key, d.Chunks, w.text)
 		}
-		if !strings.HasSuffix(d.Location, key) || d.Hash != kb.Hash(w.text) || d.Metadata["format"] != w.format {
+		if !strings.HasSuffix(d.Location, key) || d.Hash != fileHash(w.text, "") || d.Metadata["format"] != w.format {
 			t.Errorf("%s: Location %q, Hash %q, format %q", key, d.Location, d.Hash, d.Metadata["format"])
 		}
 	}
