@@ -130,12 +130,10 @@ func focusOf(question string) questionFocus {
 	var f questionFocus
 	var toks []words.Token
 	var starts []bool // toks[i] starts a sentence of the question
-	for _, line := range strings.Split(clip(question, maxQuestion), "\n") {
-		for _, sent := range words.Sentences(line, maxSentences) {
-			for k, t := range words.Tokens(sent) {
-				toks = append(toks, t)
-				starts = append(starts, k == 0)
-			}
+	for _, sent := range asking(question) {
+		for k, t := range words.Tokens(sent) {
+			toks = append(toks, t)
+			starts = append(starts, k == 0)
 		}
 	}
 	for _, t := range toks {
@@ -207,6 +205,40 @@ func focusOf(question string) questionFocus {
 		}
 	}
 	return f
+}
+
+// leadInEnd matches where a chatty lead-in ends: a dash, a colon, or a
+// sentence end ("I'm on a compressed schedule — can I earn credit
+// hours?", "we're expecting a baby! how much leave do I get?").
+var leadInEnd = regexp.MustCompile(`\s[—–-]+\s|:\s|[.!?]\s`)
+
+// asking returns the parts of a question that ask: those that end in a
+// question mark, when some do and others do not. The others set the scene
+// ("I've been here five years now") and the answer need not repeat them;
+// the question's words still find the documents.
+func asking(question string) []string {
+	var parts, asks []string
+	for _, line := range strings.Split(clip(question, maxQuestion), "\n") {
+		rest := line
+		for range maxSentences {
+			loc := leadInEnd.FindStringIndex(rest)
+			if loc == nil {
+				break
+			}
+			parts = append(parts, rest[:loc[0]+1])
+			rest = rest[loc[1]:]
+		}
+		parts = append(parts, rest)
+	}
+	for _, p := range parts {
+		if strings.HasSuffix(strings.TrimSpace(p), "?") {
+			asks = append(asks, p)
+		}
+	}
+	if len(asks) == 0 || len(asks) == len(parts) {
+		return parts
+	}
+	return asks
 }
 
 // isQuestionName reports whether a token of the question names something: an

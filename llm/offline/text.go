@@ -97,7 +97,7 @@ func keywords(s string) []keyword {
 		if vague(t.Lower) {
 			w = 0.5
 		}
-		frame := (i > 0 && toks[i-1].Lower == "how") || capWords[t.Lower] || questionFrameWords[t.Lower] || light(t.Lower)
+		frame := (i > 0 && toks[i-1].Lower == "how") || capWords[t.Lower] || questionFrameWords[t.Lower]
 		out = append(out, keyword{Token: t, weight: w, frame: frame})
 	}
 	framed := true
