@@ -3,6 +3,7 @@ package offline
 import (
 	"github.com/switchboard/switchboard/kb/words"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -130,10 +131,17 @@ func focusOf(question string) questionFocus {
 	var f questionFocus
 	var toks []words.Token
 	var starts []bool // toks[i] starts a sentence of the question
-	for _, sent := range asking(question) {
+	// Only the asking parts give the focus its words; the scene's names
+	// still locate the answer ("I'm in Massachusetts. How long is paid
+	// leave?" asks about Massachusetts).
+	all, asks := asking(question)
+	for _, sent := range all {
+		ask := slices.Contains(asks, sent)
 		for k, t := range words.Tokens(sent) {
-			toks = append(toks, t)
-			starts = append(starts, k == 0)
+			if ask || isQuestionName(t, k == 0) {
+				toks = append(toks, t)
+				starts = append(starts, k == 0)
+			}
 		}
 	}
 	for _, t := range toks {
@@ -212,12 +220,11 @@ func focusOf(question string) questionFocus {
 // hours?", "we're expecting a baby! how much leave do I get?").
 var leadInEnd = regexp.MustCompile(`\s[—–-]+\s|:\s|[.!?]\s`)
 
-// asking returns the parts of a question that ask: those that end in a
-// question mark, when some do and others do not. The others set the scene
+// asking splits a question into parts and returns them with those that
+// ask: the parts that end in a question mark, or all of them if none does. The others set the scene
 // ("I've been here five years now") and the answer need not repeat them;
 // the question's words still find the documents.
-func asking(question string) []string {
-	var parts, asks []string
+func asking(question string) (parts, asks []string) {
 	for _, line := range strings.Split(clip(question, maxQuestion), "\n") {
 		rest := line
 		for range maxSentences {
@@ -235,10 +242,10 @@ func asking(question string) []string {
 			asks = append(asks, p)
 		}
 	}
-	if len(asks) == 0 || len(asks) == len(parts) {
-		return parts
+	if len(asks) == 0 {
+		asks = parts
 	}
-	return asks
+	return parts, asks
 }
 
 // isQuestionName reports whether a token of the question names something: an
@@ -363,7 +370,7 @@ func answersFocus(f questionFocus, sentences []string, docs string) answerCovera
 		w := newAnswerPlace(text)
 		share, missing, nums := f.termsAndNumbersIn(w)
 		kind := f.kindMissing(w)
-		if f.termsOK(share, missing) && kind == "" && (!rows || f.relationsIn(w)) && len(names) == 0 && len(absent) == 0 {
+		if f.termsOK(share, missing) && len(nums) == 0 && kind == "" && (!rows || f.relationsIn(w)) && len(names) == 0 && len(absent) == 0 {
 			return answerCoverage{answers: true}
 		}
 		if share > bestShare || (share == bestShare && kind == "" && bestKind != "") {
@@ -374,7 +381,7 @@ func answersFocus(f questionFocus, sentences []string, docs string) answerCovera
 	switch {
 	case len(absent) > 0:
 		miss = absent // the most telling: the documents never mention it
-	case !f.termsOK(bestShare, best):
+	case !f.termsOK(bestShare, best) || len(bestNums) > 0:
 		miss = best
 		names = append(names, bestNums...)
 	}
@@ -522,9 +529,12 @@ func (f questionFocus) termsOK(share float64, missing []int) bool {
 // chatty word (a verb, adjective or adverb, or a vague word: "goes",
 // "actually", "spins") when the question has other words that say what it
 // is about. "Who runs the postmortem meeting?" is answered by a sentence
-// that says who leads it; the thing asked about is the meeting.
+// that says who leads it; the thing asked about is the meeting. The
+// numbers a question states are never optional ("six weeks").
 func (f questionFocus) optional(k keyword) bool {
-	if !chatty(k.Lower) {
+	if f.polar || !chatty(k.Lower) {
+		// A yes/no question asks whether its verb holds: "Can I carry
+		// vacation over?" is not answered by a sentence about vacation.
 		return false
 	}
 	for _, o := range f.terms {

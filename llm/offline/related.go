@@ -14,12 +14,11 @@ import (
 // retain logs?" is answered by "log retention is 30 days").
 //
 // A word's related words are its base forms' derived forms ("retain" →
-// "retention") and the synonyms of its most frequent sense only ("car" →
-// "automobile"), with every sense's synonyms for a word of at most
-// fewSenses senses. Other senses' synonyms are left out: "closed", as a Go
-// channel is, is not "deactivated", though one sense of "close" is.
+// "retention") and the synonyms of their most frequent sense only ("car" →
+// "automobile"). Other senses' synonyms are left out: "closed", as a Go
+// channel is, is not "deactivated", though one sense of "close" is, and a
+// "CV" is not 105.
 const (
-	fewSenses  = 2
 	maxRelated = 12
 	// A word with this many senses says little about a topic on its own
 	// ("thing" has 12, "take" 44): it counts half, and a place need not
@@ -57,7 +56,7 @@ func relatedTo(w string) []relatedWord {
 	seen := map[string]bool{w: true}
 	add := func(list []string) {
 		for _, s := range list {
-			if len(out) < maxRelated && !seen[s] && !strings.ContainsAny(s, "-'") {
+			if len(out) < maxRelated && !seen[s] && !strings.ContainsAny(s, "-'0123456789") {
 				seen[s] = true
 				r := relatedWord{text: s}
 				for _, t := range words.Tokens(s) {
@@ -72,11 +71,7 @@ func relatedTo(w string) []relatedWord {
 			seen[base] = true
 		}
 		add(lexicon.Derived(base))
-		if lexicon.Senses(base) <= fewSenses {
-			add(lexicon.Synonyms(base))
-		} else {
-			add(lexicon.Closest(base))
-		}
+		add(lexicon.Closest(base))
 	}
 	relatedCache.Lock()
 	if len(relatedCache.m) >= maxRelatedCache {

@@ -23,8 +23,8 @@ const maxQueryTerms = 16
 //
 //  0. the question itself, for a route that has not seen it (a switch);
 //  1. the keywords alone, without the question's filler words;
-//  2. the keywords plus their synonyms from the thesaurus (refund →
-//     reimbursement, money back; see synonyms.go), for documents that use
+//  2. the keywords plus their related words from WordNet (retain →
+//     retention, car → automobile; see related.go), for documents that use
 //     other words;
 //  3. only the two or three most specific keywords, for documents that
 //     mention the topic without the rest of the question's words;
@@ -63,8 +63,8 @@ func (b *Brain) Rewrite(ctx context.Context, req agent.RewriteRequest) (agent.Re
 func queryIdeas(question string, tried []agent.Tried) []string {
 	var ideas []string
 	add := func(q string) {
-		if q = strings.TrimSpace(q); q != "" {
-			ideas = append(ideas, q)
+		if q = strings.TrimSpace(q); q != "" && !slices.Contains(ideas, q) {
+			ideas = append(ideas, q) // one idea once: a word may have no related words
 		}
 	}
 	add(strings.Join(strings.Fields(clip(question, 1000)), " "))

@@ -33,10 +33,12 @@ const (
 //     with a relation word, "top 3 customers", or a name or label of the
 //     graph's entity index in a relational form ("Who makes Chai?",
 //     "Which category is Tofu in?"; see graphcues.go);
-//  5. a general-knowledge question ("Who wrote Hamlet?", "What is the
+//  5. a time word with a name of someone else ("Is PagerDuty down right
+//     now?") → web;
+//  6. a general-knowledge question ("Who wrote Hamlet?", "What is the
 //     capital of France?") with no sign of the company, of a known entity
 //     or of current events → direct;
-//  6. anything else → vector.
+//  7. anything else → vector.
 func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision, error) {
 	if err := ctx.Err(); err != nil {
 		return agent.RouteDecision{}, err
@@ -50,7 +52,7 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 	if r, ok := smallTalk(toks, lower); ok {
 		return agent.RouteDecision{Route: agent.RouteDirect, Reason: r}, nil
 	}
-	if currentEvents(toks, lower) {
+	if currentEvents(lower) {
 		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
 	}
 	idx, err := b.index(ctx)
@@ -60,6 +62,9 @@ func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision
 	ents := mentioned(q, toks, idx)
 	if reason, ok := isGraph(q, toks, lower, ents, idx); ok {
 		return agent.RouteDecision{Route: agent.RouteGraph, Reason: reason}, nil
+	}
+	if nowAboutOthers(toks, lower) {
+		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
 	}
 	if len(ents) == 0 && generalKnowledge(toks, lower) {
 		return agent.RouteDecision{Route: agent.RouteDirect, Reason: reasonGeneral}, nil
@@ -126,17 +131,21 @@ var (
 )
 
 // currentEvents reports whether a question asks about current events: a
-// news word, or a time word with an event word or a name of someone else
-// ("Is PagerDuty down right now?", "Did Go 1.27 ship today?").
-func currentEvents(toks []words.Token, padded string) bool {
+// news word, or a time word with an event word, in a question that is not
+// about our own things.
+func currentEvents(padded string) bool {
 	if hasAny(padded, newsWords) {
 		return true
 	}
+	return hasAny(padded, nowWords) && hasAny(padded, eventWords) && !hasAny(padded, internalWords)
+}
+
+// nowAboutOthers reports whether a question binds a name of someone else
+// to now ("Is PagerDuty down right now?", "Is Go 1.27 out today?"). It is
+// asked after the graph, so that "Who supplies Acme now?" stays there.
+func nowAboutOthers(toks []words.Token, padded string) bool {
 	if !hasAny(padded, nowWords) || hasAny(padded, internalWords) {
 		return false
-	}
-	if hasAny(padded, eventWords) {
-		return true
 	}
 	for i, t := range toks {
 		if i > 0 && t.Text != strings.ToLower(t.Text) {

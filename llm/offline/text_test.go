@@ -49,11 +49,12 @@ func TestKeywords(t *testing.T) {
 		want     []kw
 	}{
 		{"How long do we hold on to CVs?", []kw{{"long", "long", 1, true}, {"hold on", "hold on", 1, false}, {"cvs", "cv", 1, false}}},
-		{"When can I sign up for health insurance?", []kw{{"sign up", "sign up", 1, false}, {"health", "health", 1, false}, {"insurance", "insuranc", 1, false}}},
+		{"When can I sign up for health insurance?", []kw{{"sign up", "sign up", 1, false}, {"health insurance", "health insuranc", 1, false}}}, // phrases WordNet knows
 		{"Is there a limit on presents for a client?", []kw{{"limit", "limit", 1, true}, {"presents", "present", 1, false}, {"client", "client", 1, false}}},
-		{"Can I take a cab after ten at night?", []kw{{"take", "tak", 0.5, true}, {"cab", "cab", 1, false}, {"ten", "10", 0.5, true}, {"night", "night", 1, false}}},
+		{"Can I take a cab after ten at night?", []kw{{"take", "tak", 0.5, false}, {"cab", "cab", 1, false}, {"ten", "10", 0.5, true}, {"night", "night", 1, false}}},
 		{"Is time off paid?", []kw{{"time off", "tim off", 1, false}, {"paid", "paid", 1, false}}},
-		{"When someone leaves the company", []kw{{"leaves", "leav", 1, false}, {"company", "company", 0.5, false}}},
+		{"When someone leaves the company", []kw{{"leaves", "leav", 1, false}, {"company", "company", 1, false}}},
+		{"What is the way to do this thing?", []kw{{"way", "way", 0.5, false}, {"thing", "thing", 0.5, false}}}, // words of many senses
 		// Nothing but frame words: they are the topic.
 		{"What are the limits?", []kw{{"limits", "limit", 1, false}}},
 	} {
@@ -80,15 +81,15 @@ func TestMatchIn(t *testing.T) {
 		{"deletion", "Data is deleted nightly.", true, ""},
 		{"delivered", "Counted from the invoice date, not from delivery.", true, ""},
 		{"ten", "On your 10th anniversary you get 10 shares.", true, ""},
-		{"misplaced", "Lost or stolen keys are revoked.", true, "lost"},
-		{"presents", "Gifts to customers must not exceed 50 EUR.", true, "gift"},
-		{"location", "When a customer deletes a site in the console…", true, "site"},
-		{"CVs", "Job applicant data is kept for 6 months.", true, "applicant"},
-		{"sign up", "Open enrollment is in November.", true, "enroll"}, // enrollment is enroll
-		{"sign up", "Sign up on the portal.", true, ""},                // the phrase's own words
-		{"get-together", "Meet-ups are 1 week long.", true, "meet-up"},
-		{"cat", "Pet insurance is offered through Figo.", true, "pet"},
-		{"pet", "Cats are welcome.", false, ""}, // broader terms go one way
+		// Related words come from WordNet: derived forms and the
+		// synonyms of the most frequent sense.
+		{"retain", "Retention is 30 days.", true, "retention"},
+		{"car", "Automobiles park in lot B.", true, "automobile"},
+		{"deployment", "We deploy on Tuesdays.", true, ""},    // a noun in -ment is its verb's form
+		{"closed", "The account was deactivated.", false, ""}, // a rarer sense of close
+		{"CVs", "The count is 105.", false, ""},               // not the Roman numeral
+		{"sign up", "Sign up on the portal.", true, ""},       // the phrase's own words
+		{"pet", "Cats are welcome.", false, ""},               // narrower words are not related
 		{"plane", "Annual plans are refunded.", false, ""},
 		{"sit", "Remove a site from the console.", false, ""},
 		{"time off", "It takes time to review.", false, ""}, // "off" is missing
@@ -111,9 +112,9 @@ func TestMatchShare(t *testing.T) {
 		part          bool
 	}{
 		{"refund", "Refunds take 30 days.", 1, false},
-		{"reimbursement", "Refunds take 30 days.", synonymShare, false},
-		{"public holidays", "We get 11 local holidays a year.", synonymShare, false}, // local holiday is in the thesaurus
-		{"performance review", "Reviews happen every year.", 0.5, true},
+		{"retention", "We retain logs for 30 days.", synonymShare, false},
+		{"public holidays", "We get 11 local holidays a year.", 0.5, true},
+		{"public holiday", "Holidays are listed below.", 0.5, true},
 		{"time off", "It takes time.", 0, false}, // a phrase with a function word is whole or nothing
 		{"refund", "Nothing here.", 0, false},
 	} {
