@@ -265,3 +265,7 @@ func (t *table) isA(word, kind string) bool {
 	}
 	return false
 }
+
+// Has reports whether the lemma has senses as the part of speech pos: "leave"
+// is a verb usually, and a noun too.
+func Has(word string, pos POS) bool { return get().hasPOS(word, pos) }

@@ -206,7 +206,7 @@ func focusOf(question string) questionFocus {
 			w = 0.5
 		}
 		t.Stem = lemma(t)
-		f.terms = append(f.terms, keyword{Token: t, weight: w})
+		f.terms = append(f.terms, keyword{Token: t, weight: w, chat: chattyAt(toks, i)})
 		f.spans = append(f.spans, focusSpan{pos: i, text: t.Text})
 		if len(f.terms) >= maxKeywords {
 			break
@@ -532,13 +532,13 @@ func (f questionFocus) termsOK(share float64, missing []int) bool {
 // that says who leads it; the thing asked about is the meeting. The
 // numbers a question states are never optional ("six weeks").
 func (f questionFocus) optional(k keyword) bool {
-	if f.polar || !chatty(k.Lower) {
+	if f.polar || !k.chat {
 		// A yes/no question asks whether its verb holds: "Can I carry
 		// vacation over?" is not answered by a sentence about vacation.
 		return false
 	}
 	for _, o := range f.terms {
-		if !f.isNameTerm(o) && !chatty(o.Lower) {
+		if !f.isNameTerm(o) && !o.chat {
 			return true
 		}
 	}

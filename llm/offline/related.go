@@ -123,16 +123,57 @@ func vague(w string) bool {
 	return false
 }
 
-// chatty reports whether a question's word is one a document need not
-// repeat for a sentence to answer it: a verb, adjective or adverb in its
-// usual use ("goes", "spins", "actually"), or a vague word. The nouns and
-// the words WordNet does not know (names, jargon, codes) are what a
-// question is about.
-func chatty(w string) bool {
+// chattyAt reports whether the question's word toks[i] is one a document
+// need not repeat for a sentence to answer it: a verb, adjective or adverb
+// in its usual use ("goes", "spins", "actually"), or a vague word. The
+// nouns and the words WordNet does not know (names, jargon, codes) are
+// what a question is about; so is a word used as a noun, after a
+// determiner or another topic word ("our leave policy", "paid leave"), and
+// an adjective that says what kind of thing ("parental leave").
+func chattyAt(toks []words.Token, i int) bool {
+	w := toks[i].Lower
 	if vague(w) {
 		return true
 	}
-	return lexicon.Known(w) && !isNoun(w)
+	if !lexicon.Known(w) || isNoun(w) || relational(w) {
+		return false
+	}
+	if i == 0 || !hasNounSense(w) {
+		return true
+	}
+	prev := toks[i-1].Lower
+	if nounMarkers[prev] || relational(prev) {
+		return false // "our leave policy", "parental leave"
+	}
+	// After a word of the topic that is not an adverb, a word that can be
+	// a noun is one: "paid leave", "setup run" ("actually runs" is a verb).
+	return words.IsFiller(prev) || lexicon.Usually(prev) == lexicon.Adv
+}
+
+func hasNounSense(w string) bool {
+	for _, b := range lexicon.Lemmas(w) {
+		if lexicon.Has(b, lexicon.Noun) {
+			return true
+		}
+	}
+	return false
+}
+
+// relational reports whether an adjective says what a thing is of, as
+// "parental" (of parents) does: it is made from a shorter noun it starts
+// like (WordNet's derivations and pertainyms).
+func relational(w string) bool {
+	for _, b := range lexicon.Lemmas(w) {
+		if lexicon.Usually(b) != lexicon.Adj {
+			continue
+		}
+		for _, d := range lexicon.Derived(b) {
+			if len(d) >= 4 && len(d) < len(b) && strings.HasPrefix(b, d[:4]) && lexicon.Usually(d) == lexicon.Noun {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // maxPhraseWords is the longest phrase read as one keyword.

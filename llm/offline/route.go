@@ -40,36 +40,51 @@ const (
 //     or of current events → direct;
 //  7. anything else → vector.
 func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision, error) {
+	d, ok, err := b.EvidentRoute(ctx, question)
+	if err != nil || ok {
+		return d, err
+	}
+	return agent.RouteDecision{Route: agent.RouteVector, Reason: reasonVector}, nil
+}
+
+// EvidentRoute is Route when the question's words decide it (rules 1–6):
+// the agent takes it before asking a model's router, which a small model
+// gets wrong (issue 22: one sent arithmetic, current events and graph
+// relations alike to the documents). ok is false when only rule 7 holds.
+func (b *Brain) EvidentRoute(ctx context.Context, question string) (d agent.RouteDecision, ok bool, err error) {
 	if err := ctx.Err(); err != nil {
-		return agent.RouteDecision{}, err
+		return agent.RouteDecision{}, false, err
+	}
+	decided := func(r agent.Route, reason string) (agent.RouteDecision, bool, error) {
+		return agent.RouteDecision{Route: r, Reason: reason}, true, nil
 	}
 	q := clip(question, maxQuestion)
 	if _, reason, ok := calc.Answer(q); ok {
-		return agent.RouteDecision{Route: agent.RouteDirect, Reason: reason}, nil
+		return decided(agent.RouteDirect, reason)
 	}
 	toks := words.Tokens(q)
 	lower := " " + strings.Join(lowers(toks), " ") + " "
 	if r, ok := smallTalk(toks, lower); ok {
-		return agent.RouteDecision{Route: agent.RouteDirect, Reason: r}, nil
+		return decided(agent.RouteDirect, r)
 	}
 	if currentEvents(lower) {
-		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
+		return decided(agent.RouteWeb, reasonWeb)
 	}
 	idx, err := b.index(ctx)
 	if err != nil {
-		return agent.RouteDecision{}, err
+		return agent.RouteDecision{}, false, err
 	}
 	ents := mentioned(q, toks, idx)
 	if reason, ok := isGraph(q, toks, lower, ents, idx); ok {
-		return agent.RouteDecision{Route: agent.RouteGraph, Reason: reason}, nil
+		return decided(agent.RouteGraph, reason)
 	}
-	if nowAboutOthers(toks, lower) {
-		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
+	if nowAboutOthers(q, toks, lower) {
+		return decided(agent.RouteWeb, reasonWeb)
 	}
 	if len(ents) == 0 && generalKnowledge(toks, lower) {
-		return agent.RouteDecision{Route: agent.RouteDirect, Reason: reasonGeneral}, nil
+		return decided(agent.RouteDirect, reasonGeneral)
 	}
-	return agent.RouteDecision{Route: agent.RouteVector, Reason: reasonVector}, nil
+	return agent.RouteDecision{}, false, nil
 }
 
 // lowers returns the lowercase form of each token.
@@ -143,12 +158,23 @@ func currentEvents(padded string) bool {
 // nowAboutOthers reports whether a question binds a name of someone else
 // to now ("Is PagerDuty down right now?", "Is Go 1.27 out today?"). It is
 // asked after the graph, so that "Who supplies Acme now?" stays there.
-func nowAboutOthers(toks []words.Token, padded string) bool {
+func nowAboutOthers(q string, toks []words.Token, padded string) bool {
 	if !hasAny(padded, nowWords) || hasAny(padded, internalWords) {
 		return false
 	}
 	for i, t := range toks {
-		if i > 0 && t.Text != strings.ToLower(t.Text) {
+		if i > 0 && t.Text != strings.ToLower(t.Text) && !sentenceStart(q, t.Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceStart reports whether word starts a sentence of q ("Uptime
+// dipped. How much …": "How" names no one).
+func sentenceStart(q, word string) bool {
+	for _, s := range words.Sentences(q, maxSentences) {
+		if strings.HasPrefix(strings.TrimSpace(s), word) {
 			return true
 		}
 	}

@@ -40,12 +40,15 @@ func setOf(list string) map[string]bool {
 // keyword is one distinct topic word, or phrase, of a text.
 type keyword struct {
 	words.Token
-	weight float64 // 1, or 0.5 for vague words (see vague)
+	weight float64 // 1, or 0.5 for chatty words (see chatty)
 	// frame marks a word that shapes the question rather than naming its
 	// topic: the word after "how" ("how long"), a cap ("limit"), a word
 	// such as "allowed" or a vague verb ("take"). A document need not
 	// contain it, and is not relevant for containing it.
 	frame bool
+	// chat marks a word a document need not repeat: a verb, adjective
+	// or adverb as used here, or a vague word (see chattyAt).
+	chat bool
 	// number marks a number word of the question, its stem the digits
 	// ("ten" is 10). It is a frame word for the grader; the generator
 	// counts it as a topic word, since a sentence with the number the
@@ -94,11 +97,12 @@ func keywords(s string) []keyword {
 		}
 		seen[t.Stem] = true
 		w := 1.0
-		if vague(t.Lower) {
-			w = 0.5
+		chat := chattyAt(toks, i)
+		if chat {
+			w = 0.5 // a verb or adjective, or a vague word: the topic is elsewhere
 		}
 		frame := (i > 0 && toks[i-1].Lower == "how") || capWords[t.Lower] || questionFrameWords[t.Lower]
-		out = append(out, keyword{Token: t, weight: w, frame: frame})
+		out = append(out, keyword{Token: t, weight: w, frame: frame, chat: chat})
 	}
 	framed := true
 	for _, k := range out {
