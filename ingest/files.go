@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/switchboard/switchboard/internal/links"
+	"github.com/switchboard/switchboard/internal/markdown"
 	"io"
 	"io/fs"
 	"net/url"
@@ -328,15 +329,7 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 		l.skip(p, "no text")
 		return nil
 	}
-	// A front-matter title or a page's JSON header is deliberate and wins;
-	// a heading is a better title than <title>, which often carries the
-	// site's name. A PDF's own title wins too: its first line is often a
-	// running header.
-	if !declared && format != formatPDF || title == "" {
-		if h := firstHeading(text); h != "" {
-			title = h
-		}
-	}
+	title = docTitle(format, text, title, declared, true)
 	if title == "" {
 		title = l.fsys.Base(p)
 	}
@@ -483,6 +476,52 @@ func trimPartialRune(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// docTitle is a document's title from the title its format gives (see
+// decodeText) and its text. A front-matter title or a page's JSON header
+// is deliberate and wins. A PDF's own title wins too: its first line is
+// often a running header; without one, its first heading is used when
+// pdfHeading is set. Otherwise the heading that names the text (see
+// firstHeading) is better than a <title>, which often carries the site's
+// name; but a page whose <title> begins with one of its headings ("Lints
+// - The rustdoc book") is named by that heading, whatever the site's
+// menu puts above it. It is "" when there is nothing to go by.
+func docTitle(format, text, title string, declared, pdfHeading bool) string {
+	switch {
+	case declared && title != "":
+		return title
+	case format == formatPDF:
+		if title == "" && pdfHeading {
+			return firstHeading(text)
+		}
+		return title
+	case format == formatHTML && title != "":
+		if h := headingTitled(text, title); h != "" {
+			return h
+		}
+	}
+	if h := firstHeading(text); h != "" {
+		return h
+	}
+	return title
+}
+
+// headingTitled returns the first heading of Markdown text that page title
+// begins with, compared ignoring case and spacing, or "".
+func headingTitled(text, title string) string {
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	t := norm(title)
+	var fences markdown.Scanner
+	for _, line := range strings.Split(text, "\n") {
+		if fences.Line(line) != markdown.Text {
+			continue
+		}
+		if h, ok := atxHeading(line); ok && h != "" && strings.HasPrefix(t, norm(h)) {
+			return h
+		}
+	}
+	return ""
 }
 
 // decodeText turns a file's bytes into the text to index, a title when the
