@@ -14,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/kb"
@@ -331,7 +332,7 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 	}
 	title = docTitle(format, text, title, declared, true)
 	if title == "" {
-		title = l.fsys.Base(p)
+		title = nameTitle(l.fsys.Base(p))
 	}
 	if link == "" && l.baseURL != "" {
 		link = fileURL(l.baseURL, l.relPath(p, root, id))
@@ -505,6 +506,20 @@ func docTitle(format, text, title string, declared, pdfHeading bool) string {
 		return h
 	}
 	return title
+}
+
+// nameTitle is the title of a document named by nothing but its file name,
+// as documentation sites make it: "complex_incidents.md" → "Complex
+// incidents". A name that would leave nothing stays as it is.
+func nameTitle(base string) string {
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	words := strings.Fields(strings.NewReplacer("_", " ", "-", " ").Replace(stem))
+	if len(words) == 0 {
+		return base
+	}
+	t := strings.Join(words, " ")
+	r, n := utf8.DecodeRuneInString(t)
+	return string(unicode.ToUpper(r)) + t[n:]
 }
 
 // headingTitled returns the first heading of Markdown text that page title
