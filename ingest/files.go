@@ -81,8 +81,12 @@ var formats = map[string]string{
 // links resolved) relative to the top of the Git checkout holding it,
 // prefixed with the checkout's name ("handbook/docs/parking.md"), or the
 // real absolute path outside any checkout; Key is KeyPrefix and Location.
-// Title is the first heading, else the file name; Hash is kb.Hash of the
-// text. Reports name paths as typed, relative to the working directory.
+// Title is the one the file states (front matter "title:", a page's JSON
+// comment header), else the heading that names it (see docTitle), else
+// its file name made a title; Hash is fileHash of the text. The text is
+// Markdown without markup: HTML converted, template tags and heading
+// attributes removed, tables as rows (see cleanMarkdown, extractHTML).
+// Reports name paths as typed, relative to the working directory.
 //
 // A Markdown file whose front matter has a "url:" that is an http(s) URL
 // gets it in Metadata["url"]: the page people read it on, which the
