@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/switchboard/switchboard/internal/links"
+	"github.com/switchboard/switchboard/internal/markdown"
 	"io"
 	"io/fs"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/kb"
@@ -79,8 +81,12 @@ var formats = map[string]string{
 // links resolved) relative to the top of the Git checkout holding it,
 // prefixed with the checkout's name ("handbook/docs/parking.md"), or the
 // real absolute path outside any checkout; Key is KeyPrefix and Location.
-// Title is the first heading, else the file name; Hash is kb.Hash of the
-// text. Reports name paths as typed, relative to the working directory.
+// Title is the one the file states (front matter "title:", a page's JSON
+// comment header), else the heading that names it (see docTitle), else
+// its file name made a title; Hash is fileHash of the text. The text is
+// Markdown without markup: HTML converted, template tags and heading
+// attributes removed, tables as rows (see cleanMarkdown, extractHTML).
+// Reports name paths as typed, relative to the working directory.
 //
 // A Markdown file whose front matter has a "url:" that is an http(s) URL
 // gets it in Metadata["url"]: the page people read it on, which the
@@ -328,17 +334,9 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 		l.skip(p, "no text")
 		return nil
 	}
-	// A front-matter title or a page's JSON header is deliberate and wins;
-	// a heading is a better title than <title>, which often carries the
-	// site's name. A PDF's own title wins too: its first line is often a
-	// running header.
-	if !declared && format != formatPDF || title == "" {
-		if h := firstHeading(text); h != "" {
-			title = h
-		}
-	}
+	title = docTitle(format, text, title, declared, true)
 	if title == "" {
-		title = l.fsys.Base(p)
+		title = nameTitle(l.fsys.Base(p))
 	}
 	if link == "" && l.baseURL != "" {
 		link = fileURL(l.baseURL, l.relPath(p, root, id))
@@ -483,6 +481,66 @@ func trimPartialRune(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// docTitle is a document's title from the title its format gives (see
+// decodeText) and its text. A front-matter title or a page's JSON header
+// is deliberate and wins. A PDF's own title wins too: its first line is
+// often a running header; without one, its first heading is used when
+// pdfHeading is set. Otherwise the heading that names the text (see
+// firstHeading) is better than a <title>, which often carries the site's
+// name; but a page whose <title> begins with one of its headings ("Lints
+// - The rustdoc book") is named by that heading, whatever the site's
+// menu puts above it. It is "" when there is nothing to go by.
+func docTitle(format, text, title string, declared, pdfHeading bool) string {
+	switch {
+	case declared && title != "":
+		return title
+	case format == formatPDF:
+		if title == "" && pdfHeading {
+			return firstHeading(text)
+		}
+		return title
+	case format == formatHTML && title != "":
+		if h := headingTitled(text, title); h != "" {
+			return h
+		}
+	}
+	if h := firstHeading(text); h != "" {
+		return h
+	}
+	return title
+}
+
+// nameTitle is the title of a document named by nothing but its file name,
+// as documentation sites make it: "complex_incidents.md" → "Complex
+// incidents". A name that would leave nothing stays as it is.
+func nameTitle(base string) string {
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	words := strings.Fields(strings.NewReplacer("_", " ", "-", " ").Replace(stem))
+	if len(words) == 0 {
+		return base
+	}
+	t := strings.Join(words, " ")
+	r, n := utf8.DecodeRuneInString(t)
+	return string(unicode.ToUpper(r)) + t[n:]
+}
+
+// headingTitled returns the first heading of Markdown text that page title
+// begins with, compared ignoring case and spacing, or "".
+func headingTitled(text, title string) string {
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	t := norm(title)
+	var fences markdown.Scanner
+	for _, line := range strings.Split(text, "\n") {
+		if fences.Line(line) != markdown.Text {
+			continue
+		}
+		if h, ok := atxHeading(line); ok && h != "" && strings.HasPrefix(t, norm(h)) {
+			return h
+		}
+	}
+	return ""
 }
 
 // decodeText turns a file's bytes into the text to index, a title when the

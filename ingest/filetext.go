@@ -71,10 +71,5 @@ func FileText(ctx context.Context, name, mimeType string, data []byte) (text, ti
 	if strings.TrimSpace(text) == "" {
 		return "", "", errors.New("no text")
 	}
-	if !declared || title == "" {
-		if h := firstHeading(text); h != "" && format != formatPDF {
-			title = h
-		}
-	}
-	return text, title, nil
+	return text, docTitle(format, text, title, declared, false), nil
 }
