@@ -258,30 +258,21 @@ func documentSentences(d agent.Document) []docSentence {
 	heading := ""
 	pos := 0
 	lines := unwrap(clip(d.Content, maxDocText))
-	var header []string // column names of the table being read
 	for i, line := range lines {
 		if pos >= maxSentences {
 			break
 		}
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "|") {
-			cells := tableCells(t)
-			switch {
-			case isTableSeparator(cells):
-				continue
-			case i+1 < len(lines) && isTableSeparator(tableCells(strings.TrimSpace(lines[i+1]))):
-				header = cells // the row above |---| names the columns
-				continue
-			}
-			line = tableRow(header, cells)
-			if line == "" {
-				continue
-			}
-		} else {
-			header = nil
-			if strings.HasPrefix(t, "#") || looksLikeHeading(t) {
-				heading = strings.TrimSpace(strings.TrimLeft(t, "#"))
-				continue
-			}
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "#") || looksLikeHeading(t) {
+			heading = strings.TrimSpace(strings.TrimLeft(t, "#"))
+			continue
+		}
+		if strings.Contains(t, " · ") {
+			// A table row as ingest writes it ("- Priority: Medium ·
+			// Response: …") is one fact: its cells are not sentences.
+			pos++
+			out = append(out, docSentence{text: words.StripBullet(t), heading: heading, pos: pos, para: i})
+			continue
 		}
 		for j, s := range words.Sentences(words.StripBullet(line), maxSentences-pos) {
 			pos++
@@ -509,60 +500,6 @@ func balanceBold(s string) string {
 		return s
 	}
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "**", "")), " ")
-}
-
-// tableCells splits a Markdown table row "| a | b |" into its trimmed cells.
-func tableCells(row string) []string {
-	row = strings.TrimSpace(row)
-	row = strings.TrimPrefix(row, "|")
-	row = strings.TrimSuffix(row, "|")
-	cells := strings.Split(row, "|")
-	for i, c := range cells {
-		cells[i] = strings.TrimSpace(c)
-	}
-	return cells
-}
-
-// isTableSeparator reports whether cells are a header separator: |---|:--:|.
-func isTableSeparator(cells []string) bool {
-	if len(cells) == 0 {
-		return false
-	}
-	for _, c := range cells {
-		if strings.Trim(c, "-: ") != "" || !strings.Contains(c, "-") {
-			return false
-		}
-	}
-	return true
-}
-
-// tableRow writes a table row as a sentence that can be quoted alone:
-// "Col: value, Col: value" (columns apart by "; " when a cell holds a
-// comma). The first cell names the row, so it stands
-// alone when its column has no name; empty cells are left out. Without a
-// header (a chunk that starts mid-table) the cells are joined by commas.
-func tableRow(header, cells []string) string {
-	var parts []string
-	for j, c := range cells {
-		if c == "" {
-			continue
-		}
-		if j < len(header) && header[j] != "" && len(header) == len(cells) {
-			parts = append(parts, header[j]+": "+c)
-		} else {
-			parts = append(parts, c)
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	sep := ", "
-	for _, c := range cells {
-		if strings.Contains(c, ",") {
-			sep = "; " // "City: London, Paris; Limit: 220 EUR" stays readable
-		}
-	}
-	return strings.Join(parts, sep) + "."
 }
 
 // normaliseClaim reduces a sentence to lowercase words so that claims can
