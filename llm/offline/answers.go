@@ -185,6 +185,9 @@ func focusOf(question string) questionFocus {
 			f.quantity = true
 		case t.Lower == "deadline" || t.Lower == "due":
 			f.when = true
+		case i > 0 && toks[i-1].Lower == "in" && isUnit(t.Lower):
+			f.quantity = true // "the delivery SLA, in seconds?" asks for a number
+			f.how = "how many " + t.Lower
 		}
 		if isQuestionName(t, starts[i]) {
 			f.names = append(f.names, t)

@@ -197,3 +197,14 @@ func phraseAt(toks []words.Token, i int) int {
 	}
 	return 0
 }
+
+// isUnit reports whether a word names a unit of measure ("seconds", "MB",
+// "miles").
+func isUnit(w string) bool {
+	for _, b := range lexicon.Lemmas(w) {
+		if lexicon.IsA(b, "unit of measurement") || lexicon.IsA(b, "time unit") {
+			return true
+		}
+	}
+	return false
+}
