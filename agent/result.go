@@ -23,7 +23,9 @@ import (
 //	         but not answering, related text shown after a note that says
 //	         what was not found; or cut off: a draft the model did not
 //	         finish, never checked, after a note that says so
-//	         (Result.Partial and Result.CutOff tell them apart)
+//	         (Result.Partial and Result.CutOff tell them apart); or
+//	         loose: answering, but the check could not find all the
+//	         question asks about in one place (Verdict.Loose)
 //	general  the direct route answered, unchecked
 //	none     nothing relevant was found, or the direct route could not answer
 //
@@ -38,7 +40,7 @@ func confidence(s *State) Confidence {
 		return ConfidenceNone
 	case s.NoAnswer:
 		return ConfidenceNone
-	case !s.Grounded || s.Partial || !s.Answers:
+	case !s.Grounded || s.Partial || !s.Answers || s.Loose:
 		return ConfidenceLow
 	case s.Regenerations > s.CutOffs || s.Rewrites > 0 || s.Fallback:
 		return ConfidenceMedium

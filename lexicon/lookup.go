@@ -269,3 +269,21 @@ func (t *table) isA(word, kind string) bool {
 // Has reports whether the lemma has senses as the part of speech pos: "leave"
 // is a verb usually, and a noun too.
 func Has(word string, pos POS) bool { return get().hasPOS(word, pos) }
+
+// SensesAs returns the number of senses the lemma has as the part of speech
+// pos: "cloud" has 6 as a noun, 12 in all.
+func SensesAs(word string, pos POS) int { return get().countAs(word, pos) }
+
+func (t *table) countAs(word string, pos POS) int {
+	i := t.find(word)
+	if i < 0 {
+		return 0
+	}
+	n := 0
+	for _, s := range t.senses[t.lemmaSenses[i]:t.lemmaSenses[i+1]] {
+		if s.pos == pos {
+			n++
+		}
+	}
+	return n
+}

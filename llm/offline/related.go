@@ -115,8 +115,9 @@ func isNoun(w string) bool {
 // word of many senses ("take", "way", "thing").
 func vague(w string) bool {
 	for _, b := range lexicon.Lemmas(w) {
-		n := lexicon.Senses(b)
-		if n >= vagueVerb || n >= vagueNoun && lexicon.Usually(b) == lexicon.Noun {
+		switch p := lexicon.Usually(b); {
+		case p == lexicon.Noun && lexicon.SensesAs(b, p) >= vagueNoun,
+			p != lexicon.Noun && lexicon.Senses(b) >= vagueVerb:
 			return true
 		}
 	}
@@ -132,22 +133,29 @@ func vague(w string) bool {
 // an adjective that says what kind of thing ("parental leave").
 func chattyAt(toks []words.Token, i int) bool {
 	w := toks[i].Lower
-	if vague(w) {
+	switch {
+	case vague(w):
 		return true
-	}
-	if !lexicon.Known(w) || isNoun(w) || relational(w) {
+	case !lexicon.Known(w) || isNoun(w) || relational(w):
 		return false
-	}
-	if i == 0 || !hasNounSense(w) {
+	case i == 0 || !hasNounSense(w) || usually(w, lexicon.Adj, lexicon.Adv):
 		return true
 	}
+	// A verb after a determiner or an adjective is used as a noun: "our
+	// leave policy", "paid leave"; after a noun it is more likely its verb
+	// ("which agency came up with").
 	prev := toks[i-1].Lower
-	if nounMarkers[prev] || relational(prev) {
-		return false // "our leave policy", "parental leave"
+	return !nounMarkers[prev] && !relational(prev) && !usually(prev, lexicon.Adj, lexicon.Adj)
+}
+
+// usually reports whether one of the word's base forms is usually a or b.
+func usually(w string, a, b lexicon.POS) bool {
+	for _, l := range lexicon.Lemmas(w) {
+		if p := lexicon.Usually(l); p == a || p == b {
+			return true
+		}
 	}
-	// After a word of the topic that is not an adverb, a word that can be
-	// a noun is one: "paid leave", "setup run" ("actually runs" is a verb).
-	return words.IsFiller(prev) || lexicon.Usually(prev) == lexicon.Adv
+	return false
 }
 
 func hasNounSense(w string) bool {
@@ -202,7 +210,18 @@ func phraseAt(toks []words.Token, i int) int {
 // "miles").
 func isUnit(w string) bool {
 	for _, b := range lexicon.Lemmas(w) {
-		if lexicon.IsA(b, "unit of measurement") || lexicon.IsA(b, "time unit") {
+		if lexicon.IsA(b, "unit of measurement") || isTimeUnit(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// isTimeUnit reports whether a word names a unit of time ("days",
+// "weeks", "hours").
+func isTimeUnit(w string) bool {
+	for _, b := range lexicon.Lemmas(w) {
+		if lexicon.IsA(b, "time unit") {
 			return true
 		}
 	}
