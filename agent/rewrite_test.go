@@ -260,6 +260,11 @@ func (documentsRouter) Route(context.Context, string) (agent.RouteDecision, erro
 	return agent.RouteDecision{Route: agent.RouteVector, Reason: "asks about internal documents"}, nil
 }
 
+// EvidentRoute hides the engine's own: this router always says vector.
+func (documentsRouter) EvidentRoute(context.Context, string) (agent.RouteDecision, bool, error) {
+	return agent.RouteDecision{}, false, nil
+}
+
 func TestOfflineRewriterSwitchesToTheGraph(t *testing.T) {
 	// The offline engine end to end: the router sends a question about Chai
 	// to the documents, the documents have nothing, and the rewriter sees

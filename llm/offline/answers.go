@@ -545,7 +545,7 @@ func (f questionFocus) termsOK(share float64, missing []int) bool {
 // that says who leads it; the thing asked about is the meeting. The
 // numbers a question states are never optional ("six weeks").
 func (f questionFocus) optional(k keyword) bool {
-	if f.polar || !k.chat {
+	if f.polar || !k.chat || focusSuperlatives[k.Lower] {
 		// A yes/no question asks whether its verb holds: "Can I carry
 		// vacation over?" is not answered by a sentence about vacation.
 		return false

@@ -173,11 +173,10 @@ func TestGenerateJoinsWrappedListItems(t *testing.T) {
 func TestGenerateQuotesTableRows(t *testing.T) {
 	doc := agent.Document{
 		Title: "Travel",
+		// Tables as ingest stores them: a row a line, with its columns.
 		Content: "## Hotels\n" +
-			"| City | Limit per night |\n" +
-			"|---|---|\n" +
-			"| Amsterdam, Rotterdam | 180 EUR |\n" +
-			"| London, Paris | 220 EUR |\n",
+			"- City: Amsterdam, Rotterdam · Limit per night: 180 EUR. Breakfast included.\n" +
+			"- City: London, Paris · Limit per night: 220 EUR. Breakfast included.\n",
 		Route: agent.RouteVector,
 	}
 	docs := []agent.Document{doc}
@@ -186,7 +185,7 @@ func TestGenerateQuotesTableRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(ans, "City: London, Paris; Limit per night: 220 EUR [1].") {
+	if !strings.Contains(ans, "City: London, Paris · Limit per night: 220 EUR. Breakfast included [1].") {
 		t.Errorf("answer does not quote the table row:\n%s", ans)
 	}
 	if strings.Contains(ans, "|") {

@@ -66,7 +66,7 @@ func TestGrade(t *testing.T) {
 		{"irregular form", "Is there a cap on expenses after losing the receipt?", expenses2, true, "losing"},
 		{"part of a phrase", "When are public holidays announced?", agent.Document{
 			Title: "Holidays", Content: "Holidays are announced every year in December.", Route: agent.RouteVector,
-		}, true, "public holidays (holidays only)"},
+		}, false, "public holidays (holidays only)"}, // half of the one topic
 		// Words that shape the question do not make a document relevant.
 		{"numbers are no topic", "What payout do I get if I am laid off after three years?", agent.Document{
 			Title: "Sabbatical", Content: "Every three years employees may take a 6-week paid sabbatical.", Route: agent.RouteVector,
