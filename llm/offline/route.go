@@ -40,18 +40,25 @@ const (
 //     or of current events → direct;
 //  7. anything else → vector.
 func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision, error) {
-	d, ok, err := b.EvidentRoute(ctx, question)
+	d, ok, err := b.route(ctx, question, false)
 	if err != nil || ok {
 		return d, err
 	}
 	return agent.RouteDecision{Route: agent.RouteVector, Reason: reasonVector}, nil
 }
 
-// EvidentRoute is Route when the question's words decide it (rules 1–6):
-// the agent takes it before asking a model's router, which a small model
-// gets wrong (issue 22: one sent arithmetic, current events and graph
-// relations alike to the documents). ok is false when only rule 7 holds.
-func (b *Brain) EvidentRoute(ctx context.Context, question string) (d agent.RouteDecision, ok bool, err error) {
+// EvidentRoute is Route where the evidence is plain (issue 22): a
+// calculation that parses, a question about current events, one that names
+// an entity of the knowledge graph with a relation. The agent takes it
+// before asking a model's router: a small model sent arithmetic, current
+// events and graph relations alike to the documents. ok is false for any
+// other question, which the model's router decides.
+func (b *Brain) EvidentRoute(ctx context.Context, question string) (agent.RouteDecision, bool, error) {
+	return b.route(ctx, question, true)
+}
+
+// route applies the rules of Route; evident keeps to those of EvidentRoute.
+func (b *Brain) route(ctx context.Context, question string, evident bool) (agent.RouteDecision, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return agent.RouteDecision{}, false, err
 	}
@@ -64,7 +71,7 @@ func (b *Brain) EvidentRoute(ctx context.Context, question string) (d agent.Rout
 	}
 	toks := words.Tokens(q)
 	lower := " " + strings.Join(lowers(toks), " ") + " "
-	if r, ok := smallTalk(toks, lower); ok {
+	if r, ok := smallTalk(toks, lower); ok && !evident {
 		return decided(agent.RouteDirect, r)
 	}
 	if currentEvents(lower) {
@@ -75,13 +82,13 @@ func (b *Brain) EvidentRoute(ctx context.Context, question string) (d agent.Rout
 		return agent.RouteDecision{}, false, err
 	}
 	ents := mentioned(q, toks, idx)
-	if reason, ok := isGraph(q, toks, lower, ents, idx); ok {
+	if reason, ok := isGraph(q, toks, lower, ents, idx); ok && (len(ents) > 0 || !evident) {
 		return decided(agent.RouteGraph, reason)
 	}
 	if nowAboutOthers(q, toks, lower) {
 		return decided(agent.RouteWeb, reasonWeb)
 	}
-	if len(ents) == 0 && generalKnowledge(toks, lower) {
+	if len(ents) == 0 && !evident && generalKnowledge(toks, lower) {
 		return decided(agent.RouteDirect, reasonGeneral)
 	}
 	return agent.RouteDecision{}, false, nil
