@@ -240,6 +240,13 @@ func asking(question string) (parts, asks []string) {
 			parts = append(parts, rest[:loc[0]+1])
 			rest = rest[loc[1]:]
 		}
+		// "as internal liaison, are there …?", "if a dependency sets
+		// it, does it apply?": a clause before a comma that a question
+		// follows sets the scene.
+		if i := strings.LastIndex(rest, ", "); i > 0 && opensQuestion(rest[i+2:]) {
+			parts = append(parts, rest[:i+1])
+			rest = rest[i+2:]
+		}
 		parts = append(parts, rest)
 	}
 	for _, p := range parts {
@@ -251,6 +258,17 @@ func asking(question string) (parts, asks []string) {
 		asks = parts
 	}
 	return parts, asks
+}
+
+// opensQuestion reports whether s starts as a question does: a question
+// word or the verb of a yes/no question.
+func opensQuestion(s string) bool {
+	first, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(s)), " ")
+	switch first {
+	case "what", "whats", "what's", "which", "who", "whose", "whom", "when", "where", "why", "how":
+		return true
+	}
+	return yesNoOpeners[first]
 }
 
 // isQuestionName reports whether a token of the question names something: an
@@ -378,7 +396,7 @@ func answersFocus(f questionFocus, sentences []string, docs string) answerCovera
 		share, missing, nums := f.termsAndNumbersIn(w)
 		kind := f.kindMissing(w)
 		if f.termsOK(share, missing) && len(nums) == 0 && kind == "" && (!rows || f.relationsIn(w)) && len(names) == 0 && len(absent) == 0 {
-			if len(missing) == 0 {
+			if !f.missesTopic(missing) {
 				return answerCoverage{answers: true}
 			}
 			loose = true
@@ -536,6 +554,17 @@ func (f questionFocus) termsOK(share float64, missing []int) bool {
 		}
 	}
 	return true
+}
+
+// missesTopic reports whether missing holds a word that names what the
+// question is about (not a chatty word, a vague word or a name).
+func (f questionFocus) missesTopic(missing []int) bool {
+	for _, i := range missing {
+		if k := f.terms[i]; !k.chat && k.weight == 1 && !f.isNameTerm(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // optional reports whether a focus term need not be in the answer: a

@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -144,8 +145,10 @@ func chattyAt(toks []words.Token, i int) bool {
 	// A verb after a determiner or an adjective is used as a noun: "our
 	// leave policy", "paid leave"; after a noun it is more likely its verb
 	// ("which agency came up with").
+	// A participle is an adjective there: "a botched campaign".
 	prev := toks[i-1].Lower
-	return !nounMarkers[prev] && !relational(prev) && !usually(prev, lexicon.Adj, lexicon.Adj)
+	base := slices.Contains(lexicon.Lemmas(w), w)
+	return !base || !nounMarkers[prev] && !relational(prev) && !usually(prev, lexicon.Adj, lexicon.Adj)
 }
 
 // usually reports whether one of the word's base forms is usually a or b.

@@ -49,7 +49,7 @@ func TestKeywords(t *testing.T) {
 		want     []kw
 	}{
 		{"How long do we hold on to CVs?", []kw{{"long", "long", 0.5, true}, {"hold on", "hold on", 1, false}, {"cvs", "cv", 1, false}}},
-		{"When can I sign up for health insurance?", []kw{{"sign up", "sign up", 1, false}, {"health insurance", "health insuranc", 1, false}}}, // phrases WordNet knows
+		{"When can I sign up for health insurance?", []kw{{"sign up", "sign up", 1, false}, {"health insurance", "health insuranc", 1, false}}},                // phrases WordNet knows
 		{"Is there a limit on presents for a client?", []kw{{"limit", "limit", 1, true}, {"presents", "present", 0.5, false}, {"client", "client", 1, false}}}, // usually a verb
 		{"Can I take a cab after ten at night?", []kw{{"take", "tak", 0.5, false}, {"cab", "cab", 1, false}, {"ten", "10", 0.5, true}, {"night", "night", 1, false}}},
 		{"Is time off paid?", []kw{{"time off", "tim off", 1, false}, {"paid", "paid", 0.5, false}}},
