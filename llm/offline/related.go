@@ -147,8 +147,8 @@ func chattyAt(toks []words.Token, i int) bool {
 	// ("which agency came up with").
 	// A participle is an adjective there: "a botched campaign".
 	prev := toks[i-1].Lower
-	base := slices.Contains(lexicon.Lemmas(w), w)
-	return !base || !nounMarkers[prev] && !relational(prev) && !usually(prev, lexicon.Adj, lexicon.Adj)
+	participle := (strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ing")) && !slices.Contains(lexicon.Lemmas(w), w)
+	return participle || !nounMarkers[prev] && !relational(prev) && !usually(prev, lexicon.Adj, lexicon.Adj)
 }
 
 // usually reports whether one of the word's base forms is usually a or b.
