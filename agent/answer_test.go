@@ -194,27 +194,21 @@ func TestOfflineIsNeverHigh(t *testing.T) {
 	}
 }
 
-// The offline engine finds the jury-duty answer does not answer: the
-// handbook talks about other leave. It regenerates once, then shows the
-// related text as partial.
-func TestOfflineJuryDutyIsPartial(t *testing.T) {
+// The offline engine finds no document about jury duty: the handbook
+// talks about other leave, and "jury duty" is one of the question's two
+// topics (WordNet reads it as one). It says what it searched instead of
+// quoting leave rules as if they answered.
+func TestOfflineJuryDutyIsNotAnswered(t *testing.T) {
 	a, err := agent.New(agent.Config{Offline: offline.New(nil),
 		Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: staticDocs{leaveChunk0, leaveChunk1, stateLeave}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, _ := askAgent(t, a, juryQuestion)
-	if !res.Partial || res.Confidence != agent.ConfidenceLow || res.Regenerations != 1 {
-		t.Errorf("partial = %v confidence = %s regenerations = %d; want partial, low, regenerated once:\n%s",
-			res.Partial, res.Confidence, res.Regenerations, res.Answer)
+	if res.Confidence != agent.ConfidenceNone || !strings.Contains(res.Answer, "couldn't find") || !strings.Contains(res.Answer, "jury duty") {
+		t.Errorf("confidence = %s; want none, and the searches for jury duty:\n%s", res.Confidence, res.Answer)
 	}
-	if !strings.HasPrefix(res.Answer, "I found related text but nothing that says anything about “jury duty”") ||
-		!strings.Contains(res.Answer, "couldn't find") {
-		t.Errorf("answer does not start with the note naming what was asked:\n%s", res.Answer)
-	}
-	want := []agent.Step{agent.StepCondense, agent.StepRoute, agent.StepVector, agent.StepGrade,
-		agent.StepGenerate, agent.StepCheck, agent.StepGenerate, agent.StepCheck}
-	if !slices.Equal(res.Trace, want) {
-		t.Errorf("trace = %v, want %v", res.Trace, want)
+	if tail := res.Trace[len(res.Trace)-1]; tail != agent.StepNoAnswer {
+		t.Errorf("trace = %v, want it to end in %s", res.Trace, agent.StepNoAnswer)
 	}
 }

@@ -118,8 +118,8 @@ func TestObserverHearsModelErrorsAndFailures(t *testing.T) {
 	model := scriptedModel(t)
 	model.Err = errors.New("llm: route: 500 Internal Server Error")
 	obs := &recordingObserver{}
-	a := observed(t, model, obs, agent.Budgets{}, nil)
-	if _, err := a.Ask(context.Background(), agent.Question{Text: "What is 2+2?"}, nil); err != nil {
+	a := observed(t, model, obs, agent.Budgets{}, map[agent.Route]agent.Retriever{agent.RouteVector: returns(refundDoc)})
+	if _, err := a.Ask(context.Background(), agent.Question{Text: "What is our refund policy?"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if r := obs.step(agent.StepRoute); r.ModelErrors != 1 || !r.Offline {

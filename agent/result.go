@@ -1,11 +1,11 @@
 package agent
 
 import (
-	"github.com/switchboard/switchboard/internal/links"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/switchboard/switchboard/internal/cite"
+	"github.com/switchboard/switchboard/internal/links"
 	"github.com/switchboard/switchboard/internal/markdown"
 )
 
@@ -23,7 +23,9 @@ import (
 //	         but not answering, related text shown after a note that says
 //	         what was not found; or cut off: a draft the model did not
 //	         finish, never checked, after a note that says so
-//	         (Result.Partial and Result.CutOff tell them apart)
+//	         (Result.Partial and Result.CutOff tell them apart); or
+//	         loose: answering, but the check could not find all the
+//	         question asks about in one place (Verdict.Loose)
 //	general  the direct route answered, unchecked
 //	none     nothing relevant was found, or the direct route could not answer
 //
@@ -38,7 +40,7 @@ func confidence(s *State) Confidence {
 		return ConfidenceNone
 	case s.NoAnswer:
 		return ConfidenceNone
-	case !s.Grounded || s.Partial || !s.Answers:
+	case !s.Grounded || s.Partial || !s.Answers || s.Loose:
 		return ConfidenceLow
 	case s.Regenerations > s.CutOffs || s.Rewrites > 0 || s.Fallback:
 		return ConfidenceMedium
@@ -244,7 +246,7 @@ func rewriteLine(line string, renumber func([]int) []int) string {
 		if slices.Equal(nums, sg.nums) {
 			b.WriteString(sg.text)
 		} else {
-			b.WriteString(formatCitation(nums))
+			b.WriteString(cite.Format(nums))
 		}
 		run = append(run, nums...)
 	}
@@ -308,43 +310,14 @@ func codeSpanEnd(line string, i int) int {
 	return i + n
 }
 
-// citationAt reads a citation at line[i] == '[': numbers of one to three
-// digits separated by commas or spaces, then ']'. "[1](…)" is the text of
-// a Markdown link, not a citation.
+// citationAt reads a citation at line[i] == '[' (see cite.Parse). "[1](…)"
+// is the text of a Markdown link, not a citation.
 func citationAt(line string, i int) (nums []int, end int, ok bool) {
-	digits := 0
-	for j := i + 1; j < len(line) && j-i <= 30; j++ {
-		c := line[j]
-		switch {
-		case '0' <= c && c <= '9':
-			if digits++; digits > 3 {
-				return nil, 0, false
-			}
-			continue
-		case c != ',' && c != ' ' && c != ']':
-			return nil, 0, false
-		}
-		if digits > 0 {
-			n, _ := strconv.Atoi(line[j-digits : j])
-			nums = append(nums, n)
-			digits = 0
-		}
-		if c == ']' {
-			if len(nums) == 0 || strings.HasPrefix(line[j+1:], "(") {
-				return nil, 0, false
-			}
-			return nums, j + 1, true
-		}
+	end, nums, ok = cite.Parse(line, i)
+	if !ok || strings.HasPrefix(line[end:], "(") {
+		return nil, 0, false
 	}
-	return nil, 0, false
-}
-
-func formatCitation(nums []int) string {
-	parts := make([]string, len(nums))
-	for i, n := range nums {
-		parts[i] = strconv.Itoa(n)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
+	return nums, end, true
 }
 
 // source describes one cited document from the chunks cited of it.

@@ -24,19 +24,38 @@ type RouteDecision struct {
 	Reason string `json:"reason"`
 }
 
+// EvidentRouter is implemented by an offline Brain whose rules can decide
+// some routes from the question's words alone: a calculation that parses,
+// a name of the knowledge graph with a relation, a question bound to now.
+// Such evidence is taken before a model is asked: a small model's router
+// sends arithmetic and current events to the documents as readily as
+// anything else, and asking it costs a call.
+type EvidentRouter interface {
+	EvidentRoute(ctx context.Context, question string) (RouteDecision, bool, error)
+}
+
 // route decides where the answer lives.
 func (r *run) route(ctx context.Context, s *State) (Step, error) {
 	r.startAhead(ctx, s)
 	var d RouteDecision
-	err := r.think(ctx, s, func(b Brain) (err error) {
-		d, err = b.Route(ctx, s.Standalone)
-		if err == nil && !d.Route.Valid() {
-			err = fmt.Errorf("router chose unknown route %q", d.Route)
+	ev, evident := r.offline.(EvidentRouter)
+	if evident {
+		var err error
+		if d, evident, err = ev.EvidentRoute(ctx, s.Standalone); err != nil {
+			evident = false // the model's router decides
 		}
-		return err
-	})
-	if err != nil {
-		return "", err
+	}
+	if !evident {
+		err := r.think(ctx, s, func(b Brain) (err error) {
+			d, err = b.Route(ctx, s.Standalone)
+			if err == nil && !d.Route.Valid() {
+				err = fmt.Errorf("router chose unknown route %q", d.Route)
+			}
+			return err
+		})
+		if err != nil {
+			return "", err
+		}
 	}
 	if d.Route != RouteVector {
 		r.dropAhead()

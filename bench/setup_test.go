@@ -20,6 +20,7 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/examples"
+	"github.com/switchboard/switchboard/hashembed"
 	"github.com/switchboard/switchboard/ingest"
 	"github.com/switchboard/switchboard/llm"
 	"github.com/switchboard/switchboard/llm/llmtest"
@@ -245,7 +246,7 @@ type demoKB struct {
 }
 
 func newDemoKB(tb testing.TB) *demoKB {
-	return newDemoKBWith(tb, offline.NewEmbedder(384), "local-hash-384")
+	return newDemoKBWith(tb, hashembed.New(384), "local-hash-384")
 }
 
 // newDemoKBWith is newDemoKB with the embedder emb, recorded in the store

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/hashembed"
 	"github.com/switchboard/switchboard/ingest"
 	"github.com/switchboard/switchboard/internal/testenv"
-	"github.com/switchboard/switchboard/llm/offline"
 	"github.com/switchboard/switchboard/postgres"
 	"github.com/switchboard/switchboard/sqlite"
 )
@@ -82,7 +82,7 @@ func corpus(tb testing.TB, n, queries int) (dir string, qs []string) {
 // storeRun ingests dir into a store and times retrievals.
 func storeRun(tb testing.TB, backend string, store ingest.DocumentStore, r agent.Retriever, optimize func(context.Context) error, dir string, qs []string) Store {
 	ctx := context.Background()
-	p := &ingest.Pipeline{Store: store, Embedder: offline.NewEmbedder(384)}
+	p := &ingest.Pipeline{Store: store, Embedder: hashembed.New(384)}
 	start := time.Now()
 	rep, err := p.IngestFiles(ctx, []string{dir})
 	if err == nil {
@@ -124,7 +124,7 @@ func storeRun(tb testing.TB, backend string, store ingest.DocumentStore, r agent
 func stores(tb testing.TB, p params) []Store {
 	dir, qs := corpus(tb, p.files, p.queries)
 	ctx := context.Background()
-	emb := offline.NewEmbedder(384)
+	emb := hashembed.New(384)
 
 	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "store.db"))
 	if err != nil {

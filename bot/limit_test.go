@@ -110,7 +110,9 @@ func budgetAgent(t *testing.T) (*agent.Agent, *agenttest.Brain) {
 		},
 		DirectFunc: func(context.Context, string, []agent.Turn) (string, bool, error) { return "It is 51.", true, nil },
 	}
-	a, err := agent.New(agent.Config{Model: model, Offline: offline.New(nil)})
+	// The model routes every question here: the engine's evident routes
+	// (agent.EvidentRouter) would take arithmetic from it.
+	a, err := agent.New(agent.Config{Model: model, Offline: struct{ agent.Brain }{offline.New(nil)}})
 	if err != nil {
 		t.Fatal(err)
 	}

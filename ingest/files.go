@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/switchboard/switchboard/internal/links"
+	"github.com/switchboard/switchboard/internal/markdown"
 	"io"
 	"io/fs"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/kb"
@@ -79,8 +81,12 @@ var formats = map[string]string{
 // links resolved) relative to the top of the Git checkout holding it,
 // prefixed with the checkout's name ("handbook/docs/parking.md"), or the
 // real absolute path outside any checkout; Key is KeyPrefix and Location.
-// Title is the first heading, else the file name; Hash is kb.Hash of the
-// text. Reports name paths as typed, relative to the working directory.
+// Title is the one the file states (front matter "title:", a page's JSON
+// comment header), else the heading that names it (see docTitle), else
+// its file name made a title; Hash is fileHash of the text. The text is
+// Markdown without markup: HTML converted, template tags and heading
+// attributes removed, tables as rows (see cleanMarkdown, extractHTML).
+// Reports name paths as typed, relative to the working directory.
 //
 // A Markdown file whose front matter has a "url:" that is an http(s) URL
 // gets it in Metadata["url"]: the page people read it on, which the
@@ -286,6 +292,7 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 		return nil
 	}
 	var text, title, link string
+	var declared bool // the title is the file's own word for it
 	if format == formatPDF {
 		// PDFium reads the file itself, the parts it needs as it needs
 		// them: the file is never held whole here.
@@ -317,7 +324,7 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 			l.skip(p, reason)
 			return nil
 		}
-		text, title, link = decodeText(data, format)
+		text, title, link, declared = decodeText(data, format)
 		if len(text) > l.maxText {
 			l.skip(p, tooMuchText(l.maxText).Error())
 			return nil
@@ -327,16 +334,9 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 		l.skip(p, "no text")
 		return nil
 	}
-	// A front-matter title is deliberate and wins; a heading is a better
-	// title than <title>, which often carries the site's name. A PDF's
-	// own title wins too: its first line is often a running header.
-	if (format != formatMarkdown && format != formatPDF) || title == "" {
-		if h := firstHeading(text); h != "" {
-			title = h
-		}
-	}
+	title = docTitle(format, text, title, declared, true)
 	if title == "" {
-		title = l.fsys.Base(p)
+		title = nameTitle(l.fsys.Base(p))
 	}
 	if link == "" && l.baseURL != "" {
 		link = fileURL(l.baseURL, l.relPath(p, root, id))
@@ -345,22 +345,42 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 		Key:      key,
 		Title:    title,
 		Location: location,
-		Hash:     kb.Hash(text),
+		Hash:     fileHash(text, link),
 		Metadata: map[string]string{"format": format},
 		Chunks:   []kb.Chunk{{Index: 0, Content: text}},
 	}
 	if link != "" {
 		doc.Metadata["url"] = link
-		// A new link must reach the store even when the text is the same,
-		// so it is part of the hash; files without one keep the hash they
-		// always had, and are not re-embedded for this.
-		doc.Hash = kb.Hash(text + "\x00url\x00" + link)
 	}
 	l.rep.Files++
 	if err := fn(doc, id); err != nil {
 		return fmt.Errorf("ingest: %s: %w", l.display(p), err)
 	}
 	return nil
+}
+
+// ReadVersion names the way files are read and split into chunks. It is
+// part of a file's hash (see fileHash), so that a change in what is stored
+// of the same bytes (a table read as rows, a title from a page's header,
+// chunks that keep a heading's path) re-stores every file at its next
+// ingest, instead of leaving the chunks of the old way beside new ones.
+// Change it with any such change.
+//
+//   - "": text as read, split at headings (hashes of the text alone)
+//   - "2": HTML through html-to-markdown, tables as rows naming their
+//     columns, template tags and heading attributes removed, chunks
+//     naming their heading path and overlapping by a whole sentence
+const ReadVersion = "2"
+
+// fileHash is the Hash of a file whose text is text and link link: a new
+// link must reach the store even when the text is the same, and so must a
+// new ReadVersion.
+func fileHash(text, link string) string {
+	s := text + "\x00read\x00" + ReadVersion
+	if link != "" {
+		s += "\x00url\x00" + link
+	}
+	return kb.Hash(s)
 }
 
 // relPath is the path of file p under DOCS_BASE_URL: its path from the
@@ -463,11 +483,73 @@ func trimPartialRune(b []byte) []byte {
 	return b
 }
 
+// docTitle is a document's title from the title its format gives (see
+// decodeText) and its text. A front-matter title or a page's JSON header
+// is deliberate and wins. A PDF's own title wins too: its first line is
+// often a running header; without one, its first heading is used when
+// pdfHeading is set. Otherwise the heading that names the text (see
+// firstHeading) is better than a <title>, which often carries the site's
+// name; but a page whose <title> begins with one of its headings ("Lints
+// - The rustdoc book") is named by that heading, whatever the site's
+// menu puts above it. It is "" when there is nothing to go by.
+func docTitle(format, text, title string, declared, pdfHeading bool) string {
+	switch {
+	case declared && title != "":
+		return title
+	case format == formatPDF:
+		if title == "" && pdfHeading {
+			return firstHeading(text)
+		}
+		return title
+	case format == formatHTML && title != "":
+		if h := headingTitled(text, title); h != "" {
+			return h
+		}
+	}
+	if h := firstHeading(text); h != "" {
+		return h
+	}
+	return title
+}
+
+// nameTitle is the title of a document named by nothing but its file name,
+// as documentation sites make it: "complex_incidents.md" → "Complex
+// incidents". A name that would leave nothing stays as it is.
+func nameTitle(base string) string {
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	words := strings.Fields(strings.NewReplacer("_", " ", "-", " ").Replace(stem))
+	if len(words) == 0 {
+		return base
+	}
+	t := strings.Join(words, " ")
+	r, n := utf8.DecodeRuneInString(t)
+	return string(unicode.ToUpper(r)) + t[n:]
+}
+
+// headingTitled returns the first heading of Markdown text that page title
+// begins with, compared ignoring case and spacing, or "".
+func headingTitled(text, title string) string {
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	t := norm(title)
+	var fences markdown.Scanner
+	for _, line := range strings.Split(text, "\n") {
+		if fences.Line(line) != markdown.Text {
+			continue
+		}
+		if h, ok := atxHeading(line); ok && h != "" && strings.HasPrefix(t, norm(h)) {
+			return h
+		}
+	}
+	return ""
+}
+
 // decodeText turns a file's bytes into the text to index, a title when the
-// format carries one outside its headings (front matter, <title>), and a
-// link to the page people read the file on when its front matter gives
-// one (see frontMatter).
-func decodeText(data []byte, format string) (text, title, link string) {
+// format carries one outside its headings (front matter, a JSON comment
+// header, <title>), and a link to the page people read the file on when
+// its front matter gives one (see frontMatter). declared is true when the
+// title is one the file states for itself (front matter, a JSON header),
+// which wins over its first heading; a <title> does not.
+func decodeText(data []byte, format string) (text, title, link string, declared bool) {
 	s := string(data)
 	if !utf8.ValidString(s) { // bad bytes past the sniffed head
 		s = strings.ToValidUTF8(s, "\uFFFD")
@@ -477,12 +559,12 @@ func decodeText(data []byte, format string) (text, title, link string) {
 	switch format {
 	case formatMarkdown:
 		text, fm := stripFrontMatter(s)
-		return text, fm.title, fm.url
+		return cleanMarkdown(text), fm.title, fm.url, fm.title != ""
 	case formatHTML:
-		text, title = extractHTML(s)
-		return text, title, ""
+		text, title, declared = extractHTML(s)
+		return text, title, "", declared
 	}
-	return s, "", ""
+	return s, "", "", false
 }
 
 // frontMatter is what Files reads of a Markdown file's front matter: the

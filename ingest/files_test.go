@@ -71,10 +71,10 @@ func TestFilesLoadsFormats(t *testing.T) {
 
 	want := map[string]struct{ title, text, format string }{
 		"docs/refunds.md":        {"Refund policy", "# Refunds\n\nWithin 30 days.\n", formatMarkdown},
-		"docs/notes.markdown":    {"Notes heading", "Intro line.\n\n## Notes heading\n\nBody.", formatMarkdown},
-		"docs/plain.txt":         {"plain.txt", "Just text.\nSecond line.", formatText},
+		"docs/notes.markdown":    {"Notes", "Intro line.\n\n## Notes heading\n\nBody.", formatMarkdown},
+		"docs/plain.txt":         {"Plain", "Just text.\nSecond line.", formatText},
 		"docs/page.HTML":         {"Data retention", "## Data retention\n\n35 days.", formatHTML},
-		"docs/untitled.htm":      {"untitled.htm", "No heading here.", formatHTML},
+		"docs/untitled.htm":      {"Untitled", "No heading here.", formatHTML},
 		"docs/sub/deeper/faq.md": {"FAQ", "# FAQ\n\nQ and A.", formatMarkdown},
 	}
 	if len(docs) != len(want) {
@@ -92,7 +92,7 @@ func TestFilesLoadsFormats(t *testing.T) {
 		if len(d.Chunks) != 1 || d.Chunks[0].Content != w.text {
 			t.Errorf("%s: chunks = %+v, want one chunk %q", key, d.Chunks, w.text)
 		}
-		if !strings.HasSuffix(d.Location, key) || d.Hash != kb.Hash(w.text) || d.Metadata["format"] != w.format {
+		if !strings.HasSuffix(d.Location, key) || d.Hash != fileHash(w.text, "") || d.Metadata["format"] != w.format {
 			t.Errorf("%s: Location %q, Hash %q, format %q", key, d.Location, d.Hash, d.Metadata["format"])
 		}
 	}
@@ -314,7 +314,7 @@ func TestFilesFS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"examples/docs/a.md=A", "examples/docs/b.html=B", "examples/docs/x/y.txt=y.txt"}
+	want := []string{"examples/docs/a.md=A", "examples/docs/b.html=B", "examples/docs/x/y.txt=Y"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
@@ -388,5 +388,20 @@ func TestFilesFollowsANamedLinkToAFolder(t *testing.T) {
 	// A link inside the walk is not followed, so it cannot loop.
 	if len(docs) != 2 || len(rep.Skipped) != 1 || rep.Skipped[0].Path != "link/loop" {
 		t.Errorf("docs %v, report %+v", keys(docs), rep)
+	}
+}
+
+func TestNameTitle(t *testing.T) {
+	for in, want := range map[string]string{
+		"complex_incidents.md": "Complex incidents",
+		"refund-policy.md":     "Refund policy",
+		"notes":                "Notes",
+		"élan vital.txt":       "Élan vital",
+		"_.md":                 "_.md",
+		".md":                  ".md",
+	} {
+		if got := nameTitle(in); got != want {
+			t.Errorf("nameTitle(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -50,6 +50,7 @@ func FileFormat(name, mimeType string) (string, bool) {
 // a copy.
 func FileText(ctx context.Context, name, mimeType string, data []byte) (text, title string, err error) {
 	format, ok := FileFormat(name, mimeType)
+	declared := false
 	if !ok {
 		return "", "", fmt.Errorf("%s: %w", name, ErrUnsupported)
 	}
@@ -62,7 +63,7 @@ func FileText(ctx context.Context, name, mimeType string, data []byte) (text, ti
 		if reason := binaryReason(data); reason != "" {
 			return "", "", errors.New(reason)
 		}
-		text, title, _ = decodeText(data, format) // a chat file's link is its message's
+		text, title, _, declared = decodeText(data, format) // a chat file's link is its message's
 		if len(text) > MaxFileText {
 			return "", "", tooMuchText(MaxFileText)
 		}
@@ -70,10 +71,5 @@ func FileText(ctx context.Context, name, mimeType string, data []byte) (text, ti
 	if strings.TrimSpace(text) == "" {
 		return "", "", errors.New("no text")
 	}
-	if format != formatMarkdown || title == "" {
-		if h := firstHeading(text); h != "" && format != formatPDF {
-			title = h
-		}
-	}
-	return text, title, nil
+	return text, docTitle(format, text, title, declared, false), nil
 }

@@ -127,10 +127,10 @@ func TestIngestFilesLinks(t *testing.T) {
 	if err != nil || rep.Updated != 3 || rep.Unchanged != 1 {
 		t.Errorf("new base: %s, %v", rep, err)
 	}
-	// Without a link, the hash is the text's, as it always was.
+	// Without a link, the hash is the text's and the read version's.
 	p.DocsBaseURL = ""
 	rep, err = p.IngestFiles(ctx, []string{"handbook/docs/plain.txt"})
-	if d := store.docs["/"+KeyPrefix+"handbook/docs/plain.txt"]; err != nil || d.Hash != kb.Hash("Text.") || d.Metadata["url"] != "" {
+	if d := store.docs["/"+KeyPrefix+"handbook/docs/plain.txt"]; err != nil || d.Hash != fileHash("Text.", "") || d.Metadata["url"] != "" {
 		t.Errorf("no base: %s, %v; stored %+v", rep, err, d)
 	}
 }

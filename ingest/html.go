@@ -1,370 +1,290 @@
 package ingest
 
 import (
-	"html"
+	"bytes"
+	"encoding/json"
 	"regexp"
-	"strconv"
 	"strings"
+
+	"github.com/JohannesKaufmann/dom"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"golang.org/x/net/html"
 
 	"github.com/switchboard/switchboard/internal/markdown"
 )
 
-// extractHTML turns an HTML page into Markdown-ish text: headings become
-// "#" lines, list items "- " or "1. " lines, <pre> a fenced block, block
-// elements paragraph breaks; scripts, styles and other non-text elements are
-// dropped and entities decoded. It also returns the <title>.
+// extractHTML turns an HTML page into Markdown: headings become "#" lines,
+// lists "- " or "1. " items, <pre> a fenced block, a table one "- Col: val
+// · Col: val" line a row (see renderTable); scripts, styles, navigation and
+// images are dropped, links keep their text. It also returns the page's
+// title: that of a leading JSON comment header (`<!--{"Title": "The Go
+// Memory Model"}-->`, as the Go documentation has; fromHeader is then
+// true), else the <title>.
 //
-// It is a small tokenizer rather than a full HTML5 parser: it needs no
-// dependency, never fails, and what it may get wrong on broken markup is
-// whitespace, not content.
-func extractHTML(src string) (text, title string) {
-	var w htmlWriter
-	for i := 0; i < len(src); {
-		lt := strings.IndexByte(src[i:], '<')
-		if lt < 0 {
-			w.text(html.UnescapeString(src[i:]))
-			break
-		}
-		if lt > 0 {
-			w.text(html.UnescapeString(src[i : i+lt]))
-		}
-		i += lt
-		rest := src[i:]
-		switch {
-		case strings.HasPrefix(rest, "<!--"):
-			end := strings.Index(rest[4:], "-->")
-			if end < 0 {
-				i = len(src)
-			} else {
-				i += 4 + end + 3
-			}
-		case strings.HasPrefix(rest, "<![CDATA["):
-			end := strings.Index(rest, "]]>")
-			if end < 0 {
-				w.text(rest[9:])
-				i = len(src)
-			} else {
-				w.text(rest[9:end])
-				i += end + 3
-			}
-		case strings.HasPrefix(rest, "<!") || strings.HasPrefix(rest, "<?"):
-			i += skipTag(rest)
-		case len(rest) > 1 && (isASCIILetter(rest[1]) || rest[1] == '/' && len(rest) > 2 && isASCIILetter(rest[2])):
-			name, end, closing, selfClosing := parseTag(rest)
-			i += end
-			if closing {
-				w.closeTag(name)
-				continue
-			}
-			if content, n, ok := rawElement(name, src[i:], selfClosing); ok {
-				i += n
-				switch name {
-				case "title":
-					if title == "" {
-						title = strings.Join(strings.Fields(html.UnescapeString(content)), " ")
-					}
-				case "textarea":
-					w.text(html.UnescapeString(content))
-				}
-				continue
-			}
-			w.openTag(name, selfClosing)
-		default:
-			w.text("<")
-			i++
+// The conversion is html-to-markdown's, over the HTML5 parser of x/net:
+// broken markup is parsed the way browsers parse it, and nothing is lost
+// but whitespace. The result goes through cleanMarkdown like any Markdown
+// file, so what it may leave (an anchor, a template tag) is removed the
+// same way.
+func extractHTML(src string) (text, title string, fromHeader bool) {
+	title = commentHeaderTitle(src)
+	fromHeader = title != ""
+	doc, err := html.Parse(strings.NewReader(src))
+	if err != nil { // x/net/html only fails on reader errors
+		return "", title, fromHeader
+	}
+	if title == "" {
+		if t := dom.FindFirstNode(doc, func(n *html.Node) bool { return n.Type == html.ElementNode && n.Data == "title" }); t != nil {
+			title = strings.Join(strings.Fields(dom.CollectText(t)), " ")
 		}
 	}
-	return w.finish(), title
+	out, err := htmlConverter().ConvertNode(doc)
+	if err != nil {
+		return "", title, fromHeader
+	}
+	// The converter can cut a character that follows a NUL reference
+	// ("&#00" is U+FFFD) when it escapes: fuzzing found it.
+	md := strings.ToValidUTF8(string(out), "\uFFFD")
+	text = cleanMarkdown(nestedListGap.ReplaceAllString(md, "$1\n$2"))
+	text = outsideFences(text, textEntities.Replace)
+	return strings.TrimSpace(manyNewlines.ReplaceAllString(text, "\n\n")), title, fromHeader
 }
 
-func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-
-// skipTag returns the length of a tag-like construct up to its '>', or of
-// all of s when it has none.
-func skipTag(s string) int {
-	if end := strings.IndexByte(s, '>'); end >= 0 {
-		return end + 1
-	}
-	return len(s)
-}
-
-// parseTag reads "<name attr='v' ...>" or "</name>" at the start of s and
-// returns the lower-case name and the length of the tag. Quoted attribute
-// values may contain '>'.
-func parseTag(s string) (name string, n int, closing, selfClosing bool) {
-	i := 1
-	if s[i] == '/' {
-		closing = true
-		i++
-	}
-	start := i
-	for i < len(s) && (isASCIILetter(s[i]) || s[i] >= '0' && s[i] <= '9' || s[i] == '-' || s[i] == ':') {
-		i++
-	}
-	name = strings.ToLower(s[start:i])
-	var quote byte
-	for ; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '>':
-			selfClosing = i > 0 && s[i-1] == '/'
-			return name, i + 1, closing, selfClosing
-		}
-	}
-	return name, len(s), closing, false
-}
-
-// rawElement handles elements whose content is not markup to render: raw
-// text (script, style), elements with no readable text (svg, template, ...)
-// and escapable raw text (title, textarea). For those it returns the
-// content and how much of s to skip, up to and including the end tag.
-func rawElement(name, s string, selfClosing bool) (content string, n int, ok bool) {
-	switch name {
-	case "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "canvas", "title", "textarea":
-	default:
-		return "", 0, false
-	}
-	if selfClosing {
-		return "", 0, true
-	}
-	end := indexFold(s, "</"+name)
-	if end < 0 {
-		return s, len(s), true
-	}
-	return s[:end], end + skipTag(s[end:]), true
-}
-
-// indexFold is strings.Index ignoring ASCII case in s; sub is lower case.
-func indexFold(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i] == '<' && strings.EqualFold(s[i:i+len(sub)], sub) {
-			return i
-		}
-	}
-	return -1
-}
-
-// Elements that start and end a paragraph, and those that start a line.
 var (
-	paragraphTags = setOf("address", "article", "aside", "blockquote", "body", "caption", "center",
-		"details", "dialog", "div", "dl", "fieldset", "figcaption", "figure", "footer", "form",
-		"header", "hgroup", "hr", "html", "main", "menu", "nav", "ol", "p", "section", "summary",
-		"table", "tbody", "tfoot", "thead", "ul")
-	lineTags = setOf("br", "dd", "dt", "li", "tr")
+	// The converter writes "<" and ">" of text as entities, lest they read
+	// as tags; stored text is read as text.
+	// A no-break space is a space to a search.
+	textEntities = strings.NewReplacer("&lt;", "<", "&gt;", ">", "\u00a0", " ")
+	// The converter puts a blank line before a list nested in an item,
+	// which would make the nested list a paragraph of its own.
+	nestedListGap = regexp.MustCompile(`(?m)^([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t].*)\n[ \t]*\n([ \t]+(?:[-*+]|\d{1,9}[.)])[ \t])`)
 )
 
-func setOf(names ...string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
+// outsideFences applies fn to the text of s outside fenced code blocks.
+func outsideFences(s string, fn func(string) string) string {
+	lines := strings.Split(s, "\n")
+	var fences markdown.Scanner
+	for i, line := range lines {
+		if fences.Line(line) == markdown.Text {
+			lines[i] = fn(line)
+		}
 	}
-	return m
+	return strings.Join(lines, "\n")
 }
 
-// list is an open <ul> or <ol>; n counts the items of an <ol>.
-type list struct {
-	ordered bool
-	n       int
+// htmlConverter is the converter extractHTML uses. A converter is cheap
+// to build and holds no state between conversions.
+func htmlConverter() *converter.Converter {
+	conv := converter.NewConverter(
+		// Escapes ("\_", "1\.") would be stored and searched as text.
+		converter.WithEscapeMode(converter.EscapeModeDisabled),
+		converter.WithPlugins(
+			base.NewBasePlugin(),
+			commonmark.NewCommonmarkPlugin(
+				commonmark.WithListEndComment(false), // "<!--THE END-->" is markup
+			),
+		),
+	)
+	for _, tag := range []string{"nav", "img", "svg", "canvas", "picture", "video", "audio", "map", "button", "select", "input", "form"} {
+		conv.Register.TagType(tag, converter.TagTypeRemove, converter.PriorityEarly)
+	}
+	// A link's text is what a reader reads; its target, often a relative
+	// path of the site, is noise in a chunk and in a search.
+	conv.Register.RendererFor("a", converter.TagTypeInline, renderChildren, converter.PriorityEarly)
+	// Emphasis marks would be stored and searched, and are noise in a
+	// heading and a title: the words are kept, not their stress.
+	for _, tag := range []string{"b", "strong", "em", "i"} {
+		conv.Register.RendererFor(tag, converter.TagTypeInline, renderChildren, converter.PriorityEarly)
+	}
+	conv.Register.RendererFor("table", converter.TagTypeBlock, renderTable, converter.PriorityEarly)
+	return conv
 }
 
-// htmlWriter collects text, collapsing whitespace the way a browser does and
-// placing line breaks where block elements begin and end.
-type htmlWriter struct {
-	b           strings.Builder
-	brk         int    // pending line breaks before the next text: 0, 1 or 2
-	space       bool   // a space is pending before the next text
-	prefix      string // written at the start of the next line of text: "## ", "- "
-	heading     int    // depth inside h1..h6
-	lists       []list
-	cells       int              // cells seen in the current table row
-	pre         int              // depth inside <pre>
-	preText     *strings.Builder // the <pre> content, fenced when it ends
-	wroteAnyOut bool
+// renderChildren renders an element as its content alone.
+func renderChildren(ctx converter.Context, w converter.Writer, n *html.Node) converter.RenderStatus {
+	ctx.RenderChildNodes(ctx, w, n)
+	return converter.RenderSuccess
 }
 
-func (w *htmlWriter) text(s string) {
-	if w.pre > 0 {
-		w.preText.WriteString(s)
-		return
+// commentHeaderTitle returns the "Title" of a JSON object in a comment that
+// opens the page (after white space), or "".
+func commentHeaderTitle(src string) string {
+	s := strings.TrimLeft(src, " \t\r\n\uFEFF")
+	body, ok := strings.CutPrefix(s, "<!--")
+	if !ok {
+		return ""
 	}
-	fields := strings.Fields(s)
-	if len(fields) == 0 {
-		if s != "" {
-			w.space = true
-		}
-		return
+	end := strings.Index(body, "-->")
+	if end < 0 {
+		return ""
 	}
-	if startsWithSpace(s) {
-		w.space = true
+	body = strings.TrimSpace(body[:end])
+	if !strings.HasPrefix(body, "{") {
+		return ""
 	}
-	w.flushBreak()
-	if w.prefix != "" {
-		w.b.WriteString(w.prefix)
-		w.prefix = ""
-		w.space = false
+	var header struct{ Title string }
+	if json.Unmarshal([]byte(body), &header) != nil {
+		return ""
 	}
-	if w.space && w.wroteAnyOut {
-		w.b.WriteByte(' ')
-	}
-	w.b.WriteString(strings.Join(fields, " "))
-	w.wroteAnyOut = true
-	w.space = endsWithSpace(s)
+	return strings.Join(strings.Fields(header.Title), " ")
 }
 
-func startsWithSpace(s string) bool {
-	return strings.TrimLeft(s, " \t\n\r\f\u00a0") != s
+// maxTableCells bounds the cells of one table read, whatever its markup.
+const maxTableCells = 100_000
+
+// renderTable writes a table as one list item a row, each cell named by
+// its column: "- Severity: SEV-1 · Response: page the IC". A row read
+// alone, in a chunk or an answer, still says what each value is. Column
+// names come from the table's first row when it is a header (<th> cells
+// only, or inside <thead>); a table without one gives its cells unnamed.
+// A cell's own structure (a paragraph and a list) is flattened into one
+// line, so that a row is never cut.
+func renderTable(ctx converter.Context, w converter.Writer, n *html.Node) converter.RenderStatus {
+	var rows [][]string
+	notes := map[int]bool{} // rows of one cell across the table
+	header := -1
+	cells := 0
+	for _, tr := range tableRows(n) {
+		var row []string
+		allTH, spans := true, false
+		for c := tr.FirstChild; c != nil && cells < maxTableCells; c = c.NextSibling {
+			if c.Type != html.ElementNode || (c.Data != "td" && c.Data != "th") {
+				continue
+			}
+			cells++
+			allTH = allTH && c.Data == "th"
+			spans = spans || dom.GetAttributeOr(c, "colspan", "1") != "1"
+			var buf bytes.Buffer
+			ctx.RenderChildNodes(ctx, &buf, c)
+			row = append(row, oneLine(buf.String()))
+		}
+		if len(row) == 0 {
+			continue
+		}
+		if len(rows) == 0 && (allTH || tr.Parent != nil && tr.Parent.Data == "thead") {
+			header = 0
+		}
+		if len(row) == 1 && spans {
+			// One cell across the table is a note on the rows, not a
+			// value of the first column.
+			notes[len(rows)] = true
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return converter.RenderSuccess
+	}
+	var names []string
+	if header == 0 {
+		names = rows[0]
+	}
+	w.WriteString("\n\n")
+	for i, row := range rows[header+1:] {
+		cols := names
+		if notes[header+1+i] {
+			cols = nil
+		}
+		if line := tableRow(cols, row); line != "" {
+			w.WriteString(line + "\n")
+		}
+	}
+	w.WriteString("\n\n")
+	return converter.RenderSuccess
 }
 
-func endsWithSpace(s string) bool {
-	return strings.TrimRight(s, " \t\n\r\f\u00a0") != s
+// tableRows returns the rows of table n, not those of tables nested in
+// its cells (which render as part of their cell).
+func tableRows(n *html.Node) []*html.Node {
+	var rows []*html.Node
+	var walk func(*html.Node, int)
+	walk = func(p *html.Node, depth int) {
+		for c := p.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.Data {
+			case "tr":
+				rows = append(rows, c)
+			case "thead", "tbody", "tfoot":
+				if depth < 2 {
+					walk(c, depth+1)
+				}
+			}
+		}
+	}
+	walk(n, 0)
+	return rows
 }
 
-// flushBreak writes the pending line breaks, if any text came before them.
-func (w *htmlWriter) flushBreak() {
-	if w.brk > 0 && w.b.Len() > 0 {
-		w.b.WriteString(strings.Repeat("\n", w.brk))
-		w.wroteAnyOut = false
-		w.space = false
+// tableRow is one row's line: "- Name: value · Name: value", empty cells
+// left out; cells past the named columns, or of a table with no header,
+// stand alone.
+func tableRow(names, cells []string) string {
+	var parts []string
+	for i, c := range cells {
+		switch {
+		case c == "":
+		case i < len(names) && names[i] != "":
+			parts = append(parts, names[i]+": "+c)
+		default:
+			parts = append(parts, c)
+		}
 	}
-	w.brk = 0
+	if len(parts) == 0 {
+		return ""
+	}
+	return "- " + strings.Join(parts, " · ")
 }
 
-// lineBreak asks for n line breaks (1: new line, 2: new paragraph) before
-// the next text. Inside a heading a break is a space, so the heading stays
-// on one line.
-func (w *htmlWriter) lineBreak(n int) {
-	if w.heading > 0 {
-		w.space = true
-		return
+// oneLine flattens a cell's Markdown into one line: its paragraphs and
+// list items joined, after a sentence's end by a space, else by "; ".
+func oneLine(s string) string {
+	var out strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.Join(strings.Fields(stripListMarker(line)), " ")
+		if line == "" || isFenceLine(line) {
+			continue
+		}
+		if out.Len() > 0 {
+			if prev := out.String(); strings.ContainsAny(prev[len(prev)-1:], ".!?:;") {
+				out.WriteString(" ")
+			} else {
+				out.WriteString("; ")
+			}
+		}
+		out.WriteString(line)
 	}
-	w.brk = max(w.brk, n)
+	return out.String()
 }
 
-func (w *htmlWriter) openTag(name string, selfClosing bool) {
-	if w.pre > 0 {
-		if name == "br" {
-			w.preText.WriteString("\n")
-		}
-		if name == "pre" && !selfClosing {
-			w.pre++
-		}
-		return
+// stripListMarker removes a list item's marker ("- ", "* ", "+ ", "1. ")
+// from the start of line, after its indentation.
+func stripListMarker(line string) string {
+	s := strings.TrimLeft(line, " \t")
+	if m := listMarker(s); m > 0 {
+		return s[m:]
 	}
-	switch {
-	case len(name) == 2 && name[0] == 'h' && name[1] >= '1' && name[1] <= '6':
-		w.lineBreak(2)
-		w.heading++
-		w.prefix = strings.Repeat("#", int(name[1]-'0')) + " "
-	case name == "pre":
-		if selfClosing {
-			return
-		}
-		w.lineBreak(2)
-		w.pre = 1
-		w.preText = new(strings.Builder)
-	case name == "ul" || name == "ol":
-		w.lineBreak(listBreak(len(w.lists)))
-		if !selfClosing {
-			w.lists = append(w.lists, list{ordered: name == "ol"})
-		}
-	case name == "li":
-		w.lineBreak(1)
-		marker := "- "
-		if n := len(w.lists); n > 0 && w.lists[n-1].ordered {
-			w.lists[n-1].n++
-			marker = strconv.Itoa(w.lists[n-1].n) + ". "
-		}
-		w.prefix = strings.Repeat("  ", max(len(w.lists)-1, 0)) + marker
-	case name == "tr":
-		w.lineBreak(1)
-		w.cells = 0
-	case name == "td" || name == "th":
-		if w.cells > 0 {
-			w.text(" | ")
-			w.space = true
-		}
-		w.cells++
-	case paragraphTags[name]:
-		w.lineBreak(2)
-	case lineTags[name]:
-		w.lineBreak(1)
-	case name == "img":
-		// Images carry no text we can trust to be useful; skip.
-	}
+	return line
 }
 
-func (w *htmlWriter) closeTag(name string) {
-	if w.pre > 0 {
-		if name != "pre" {
-			return
-		}
-		if w.pre--; w.pre > 0 {
-			return
-		}
-		w.writePre()
-		return
-	}
-	switch {
-	case len(name) == 2 && name[0] == 'h' && name[1] >= '1' && name[1] <= '6':
-		if w.heading > 0 {
-			w.heading--
-		}
-		w.prefix = "" // an empty heading writes nothing
-		w.lineBreak(2)
-	case name == "ul" || name == "ol":
-		if n := len(w.lists); n > 0 {
-			w.lists = w.lists[:n-1]
-		}
-		w.lineBreak(listBreak(len(w.lists)))
-	case paragraphTags[name]:
-		w.lineBreak(2)
-	case lineTags[name]:
-		w.lineBreak(1)
-	}
-}
-
-// listBreak is the break around a list: a paragraph break at the top
-// level, a line break for a list nested in an item.
-func listBreak(depth int) int {
-	if depth == 0 {
+// listMarker returns the length of the list item marker and the space
+// after it at the start of s, or 0.
+func listMarker(s string) int {
+	if len(s) >= 2 && (s[0] == '-' || s[0] == '*' || s[0] == '+') && (s[1] == ' ' || s[1] == '\t') {
 		return 2
 	}
-	return 1
+	i := 0
+	for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i+1 < len(s) && (s[i] == '.' || s[i] == ')') && (s[i+1] == ' ' || s[i+1] == '\t') {
+		return i + 2
+	}
+	return 0
 }
 
-// writePre writes a finished <pre> as a fenced block, with a fence that
-// no line of it can close.
-func (w *htmlWriter) writePre() {
-	body := strings.TrimPrefix(w.preText.String(), "\n")
-	body = strings.TrimRight(body, " \t\n")
-	w.preText = nil
-	if strings.TrimSpace(body) == "" {
-		return
-	}
-	fence := markdown.FenceFor(body)
-	w.lineBreak(2)
-	w.flushBreak()
-	w.b.WriteString(fence + "\n" + body + "\n" + fence)
-	w.wroteAnyOut = true
-	w.lineBreak(2)
-}
-
-var manyNewlines = regexp.MustCompile(`\n{3,}`)
-
-func (w *htmlWriter) finish() string {
-	if w.pre > 0 { // unclosed <pre>: keep what it held
-		w.pre = 0
-		w.writePre()
-	}
-	lines := strings.Split(w.b.String(), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t")
-	}
-	return strings.TrimSpace(manyNewlines.ReplaceAllString(strings.Join(lines, "\n"), "\n\n"))
+func isFenceLine(line string) bool {
+	return strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~")
 }

@@ -42,9 +42,33 @@ func TestExtractHTML(t *testing.T) {
 			want: "````\n```\nx\n```\n````",
 		},
 		{
-			name: "tables become rows of cells",
-			in:   "<table><tr><th>Tier</th><th>First response</th></tr><tr><td>Enterprise</td><td>1 hour</td></tr></table>",
-			want: "Tier | First response\nEnterprise | 1 hour",
+			name: "tables become rows that name their columns",
+			in:   "<table><tr><th>Tier</th><th>First response</th></tr><tr><td>Enterprise</td><td>1 hour</td></tr><tr><td>Free</td><td></td></tr></table>",
+			want: "- Tier: Enterprise · First response: 1 hour\n- Tier: Free",
+		},
+		{
+			name: "a cell's paragraphs and lists become one line; a note across the table is unnamed",
+			in: `<table class="x"><thead><tr><td>Severity</td><td>Response</td></tr></thead><tbody>
+				<tr><td>SEV-1</td><td><p>Major incident response.</p><ul><li>Page an <a href="/ic">IC</a></li><li>Notify <code>#ops</code></li></ul></td></tr>
+				<tr><td colspan="2">Anything above is a major incident.</td></tr>
+				<tr><td>SEV-5</td><td>ticket</td></tr></tbody></table>`,
+			want: "- Severity: SEV-1 · Response: Major incident response. Page an IC; Notify `#ops`\n- Anything above is a major incident.\n- Severity: SEV-5 · Response: ticket",
+		},
+		{
+			name: "a table without a header row gives its cells unnamed; a nested table stays in its cell",
+			in:   "<table><tr><td>a</td><td><table><tr><th>k</th></tr><tr><td>v</td></tr></table></td></tr></table>",
+			want: "- a · k: v",
+		},
+		{
+			name:  "a leading JSON comment header gives the title",
+			in:    "<!--{\n\t\"Title\": \"The Go Memory Model\",\n\t\"Path\": \"/ref/mem\"\n}-->\n<h2 id=\"introduction\">Introduction</h2>\n<p>Text.</p>",
+			want:  "## Introduction\n\nText.",
+			title: "The Go Memory Model",
+		},
+		{
+			name: "navigation and images are dropped",
+			in:   "<nav><ul><li><a href='/'>Home</a></li></ul></nav><main><p>Body <img src=x alt=y> text.</p></main>",
+			want: "Body text.",
 		},
 		{
 			name: "entities",
@@ -67,14 +91,15 @@ func TestExtractHTML(t *testing.T) {
 			want: "text",
 		},
 		{
+			// HTML5 reads CDATA outside SVG and MathML as a comment, as browsers do.
 			name: "cdata and processing instructions",
 			in:   "<?xml version=\"1.0\"?><p><![CDATA[raw <text>]]></p>",
-			want: "raw <text>",
+			want: "]]>",
 		},
 		{
-			name: "textarea keeps its text, svg drops its own",
-			in:   "<textarea>typed &amp; kept</textarea><svg><text>chart label</text></svg>",
-			want: "typed & kept",
+			name: "form controls and svg drop their text",
+			in:   "<p>Kept</p><textarea>typed</textarea><svg><text>chart label</text></svg>",
+			want: "Kept",
 		},
 		{
 			name: "empty",
@@ -84,7 +109,7 @@ func TestExtractHTML(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, title := extractHTML(tt.in)
+			got, title, _ := extractHTML(tt.in)
 			if got != tt.want {
 				t.Errorf("text =\n%q\nwant\n%q", got, tt.want)
 			}
@@ -102,7 +127,7 @@ func FuzzExtractHTML(f *testing.F) {
 	f.Add("<table><td>a<td>b<tr><th>c")
 	f.Add("<h1><h2>x</h1></h2><br/><hr><p/>&#0;&#xD800;&")
 	f.Fuzz(func(t *testing.T, in string) {
-		text, title := extractHTML(in)
+		text, title, _ := extractHTML(in)
 		if utf8.ValidString(in) && (!utf8.ValidString(text) || !utf8.ValidString(title)) {
 			t.Fatalf("invalid UTF-8 out of valid input: %q, %q", text, title)
 		}

@@ -125,7 +125,8 @@ func parseSections(text, heading string) []section {
 			para = nil
 		}
 	}
-	startSection := func(title, line string) {
+	path := headingPath{top: topHeading(lines)}
+	startSection := func(level int, title, line string) {
 		flushPara()
 		var carried []block
 		if len(cur.blocks) > cur.heads {
@@ -134,7 +135,7 @@ func parseSections(text, heading string) []section {
 			carried = cur.blocks // only heading lines: fold them into the next section
 		}
 		blocks := append(carried, block{text: line})
-		cur = section{heading: title, blocks: blocks, heads: len(blocks)}
+		cur = section{heading: path.enter(level, title), blocks: blocks, heads: len(blocks)}
 	}
 
 	var fences markdown.Scanner
@@ -161,13 +162,13 @@ func parseSections(text, heading string) []section {
 			continue
 		}
 		if title, ok := atxHeading(line); ok {
-			startSection(title, strings.TrimSpace(line))
+			startSection(atxLevel(line), title, strings.TrimSpace(line))
 			continue
 		}
 		if len(para) == 1 && isSetextUnderline(line) {
 			title := strings.TrimSpace(para[0])
 			para = nil
-			startSection(title, title+"\n"+strings.TrimSpace(line))
+			startSection(setextLevel(line), title, title+"\n"+strings.TrimSpace(line))
 			continue
 		}
 		if strings.TrimSpace(line) == "" {
@@ -181,6 +182,87 @@ func parseSections(text, heading string) []section {
 		secs = append(secs, cur)
 	}
 	return secs
+}
+
+// headingPath follows the headings above a line, so that a section is
+// named by its path: "Default GODEBUG Values › Go 1.21". A top heading (the
+// one level-1 heading a document opens with, which names the document and
+// is its title) is left out of the paths below it.
+type headingPath struct {
+	top    int // line index of the top heading, or -1
+	seen   int // headings entered
+	levels []int
+	titles []string
+}
+
+// pathSep joins the headings of a path.
+const pathSep = " › "
+
+// enter records a heading and returns the path of its section.
+func (p *headingPath) enter(level int, title string) string {
+	p.seen++
+	for len(p.levels) > 0 && p.levels[len(p.levels)-1] >= level {
+		p.levels, p.titles = p.levels[:len(p.levels)-1], p.titles[:len(p.titles)-1]
+	}
+	isTop := p.seen == 1 && p.top >= 0
+	names := p.titles
+	if !isTop {
+		p.levels, p.titles = append(p.levels, level), append(p.titles, title)
+	}
+	if title == "" {
+		return strings.Join(names, pathSep)
+	}
+	return strings.Join(append(append([]string(nil), names...), title), pathSep)
+}
+
+// topHeading returns the index of the line of the document's top heading:
+// its first heading when that is of level 1 and the only one of level 1,
+// else -1. Code blocks are skipped.
+func topHeading(lines []string) int {
+	var fences markdown.Scanner
+	first, ones := -1, 0
+	for i, line := range lines {
+		if fences.Line(line) != markdown.Text {
+			continue
+		}
+		level := 0
+		if _, ok := atxHeading(line); ok {
+			level = atxLevel(line)
+		} else if i > 0 && isSetextUnderline(line) && strings.TrimSpace(lines[i-1]) != "" {
+			level = setextLevel(line)
+		}
+		if level == 0 {
+			continue
+		}
+		if first < 0 {
+			if level != 1 {
+				return -1
+			}
+			first = i
+		}
+		if level == 1 {
+			ones++
+		}
+	}
+	if ones != 1 {
+		return -1
+	}
+	return first
+}
+
+// atxLevel is the level of an ATX heading line: its count of '#'.
+func atxLevel(line string) int {
+	s, _ := indentOK(line)
+	return len(s) - len(strings.TrimLeft(s, "#"))
+}
+
+// setextLevel is the level of a setext heading by its underline: 1 for
+// "===", 2 for "---".
+func setextLevel(underline string) int {
+	if strings.TrimSpace(underline)[0] == '=' {
+		return 1
+	}
+	return 2
 }
 
 func codeBlock(open string, lines []string, end string) block {
@@ -236,30 +318,39 @@ func isSetextUnderline(line string) bool {
 	return strings.Trim(s, s[:1]) == ""
 }
 
-// firstHeading returns the text of the first heading of Markdown text,
-// outside code blocks, or "".
+// firstHeading returns the heading that names a Markdown text, outside
+// code blocks: its first level-1 heading, else its first heading when no
+// prose comes before it, else "". A document that opens with prose and
+// then has "## Purpose" is not about "Purpose": its sections are.
 func firstHeading(text string) string {
 	lines := strings.Split(normalizeNewlines(text), "\n")
 	var fences markdown.Scanner
-	paraLines := 0
-	for i, line := range lines {
+	first, prose := "", false
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
 		if fences.Line(line) != markdown.Text {
-			paraLines = 0
 			continue
 		}
-		if title, ok := atxHeading(line); ok && title != "" {
+		title, level := "", 0
+		trimmed := strings.TrimSpace(line)
+		if t, ok := atxHeading(line); ok {
+			title, level = t, atxLevel(line)
+		} else if trimmed != "" && i+1 < len(lines) && isSetextUnderline(lines[i+1]) && (i == 0 || strings.TrimSpace(lines[i-1]) == "") {
+			title, level = trimmed, setextLevel(lines[i+1])
+			i++ // the underline
+		} else if trimmed != "" {
+			prose = true
+			continue
+		}
+		switch {
+		case title == "":
+		case level == 1:
 			return title
-		}
-		if paraLines == 1 && isSetextUnderline(line) {
-			return strings.TrimSpace(lines[i-1])
-		}
-		if strings.TrimSpace(line) == "" {
-			paraLines = 0
-		} else {
-			paraLines++
+		case first == "" && !prose:
+			first = title
 		}
 	}
-	return ""
+	return first
 }
 
 // unit is an indivisible piece for packing: a paragraph, a sentence, a run
@@ -268,6 +359,7 @@ type unit struct {
 	text string
 	sep  string
 	code bool
+	item bool // a list item or a table row, kept whole
 }
 
 // packSection turns a section's blocks into chunk texts.
@@ -296,7 +388,7 @@ func packSection(blocks []block, o SplitOptions) []string {
 		n := runes(u.text)
 		if fresh > 0 && curLen+runes(u.sep)+n > o.Size {
 			emit()
-			ov := overlapOf(cur, o.Overlap)
+			ov := overlapOf(cur, o.Overlap, o.Size/2)
 			cur, curLen, fresh = nil, 0, 0
 			if ov != "" && runes(ov)+runes(u.sep)+n <= o.Max {
 				cur = []unit{{text: ov}}
@@ -334,23 +426,89 @@ func blockUnits(b block, o SplitOptions) []unit {
 		return []unit{{text: b.text, sep: para}}
 	}
 	var us []unit
-	for i, s := range sentences(b.text) {
-		sep := s.sep
+	if indentedCode(b.text) { // its lines are code: cut between them
+		for i, line := range strings.Split(b.text, "\n") {
+			sep := "\n"
+			if i == 0 {
+				sep = para
+			}
+			for j, w := range cutRunes(line, o.Size) {
+				if j > 0 {
+					sep = ""
+				}
+				us = append(us, unit{text: w, sep: sep, code: true})
+			}
+		}
+		return us
+	}
+	for i, g := range lineGroups(b.text) {
+		sep := "\n"
 		if i == 0 {
 			sep = para
 		}
-		if runes(s.text) <= o.Size {
-			us = append(us, unit{text: s.text, sep: sep})
+		if g.item && runes(g.text) <= o.Size {
+			// A list item or a table row stays whole, on its line.
+			us = append(us, unit{text: g.text, sep: sep, item: true})
 			continue
 		}
-		for j, w := range packWords(s.text, o.Size) {
+		// Prose is cut between sentences, its hard line breaks being
+		// only wrapping; so is an item too long for a chunk.
+		for j, s := range sentences(unwrap(g.text)) {
 			if j > 0 {
 				sep = " "
 			}
-			us = append(us, unit{text: w, sep: sep})
+			if runes(s.text) <= o.Size {
+				us = append(us, unit{text: s.text, sep: sep})
+				continue
+			}
+			for k, w := range packWords(s.text, o.Size) {
+				if k > 0 {
+					sep = " "
+				}
+				us = append(us, unit{text: w, sep: sep})
+			}
 		}
 	}
 	return us
+}
+
+// lineGroup is a list item (with its continuation lines) or a run of
+// prose lines of a paragraph.
+type lineGroup struct {
+	text string
+	item bool
+}
+
+// lineGroups cuts a paragraph into its list items, table rows ("- Col:
+// val") among them, and the runs of prose between them. A line that is
+// not an item's start continues the group before it.
+func lineGroups(p string) []lineGroup {
+	var out []lineGroup
+	for _, line := range strings.Split(p, "\n") {
+		start := listMarker(strings.TrimLeft(line, " \t")) > 0
+		if n := len(out); n > 0 && !start {
+			out[n-1].text += "\n" + line
+			continue
+		}
+		out = append(out, lineGroup{text: line, item: start})
+	}
+	return out
+}
+
+// indentedCode reports whether every line of a paragraph is indented as
+// code is (a tab or four spaces).
+func indentedCode(p string) bool {
+	for _, line := range strings.Split(p, "\n") {
+		if !strings.HasPrefix(line, "\t") && !strings.HasPrefix(line, "    ") {
+			return false
+		}
+	}
+	return true
+}
+
+// unwrap joins the lines of prose into one line.
+func unwrap(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // cutCode cuts an over-long code block at line boundaries into pieces of
@@ -478,34 +636,46 @@ func cutRunes(s string, n int) []string {
 	return append(out, s[start:])
 }
 
-// overlapOf returns the tail of a chunk's text to repeat at the start of the
-// next chunk: about n characters from its trailing prose units, starting at
-// a sentence boundary when that keeps at least a third of n, else at a word
-// boundary. Code is never used: half a code block is worse than none.
-func overlapOf(units []unit, n int) string {
-	if n <= 0 {
+// overlapOf returns the text to repeat at the start of the next chunk: the
+// chunk's last sentence (or list item, or table row) whole, so that a
+// definition cut from the sentence completing it ("…sets the timeout." |
+// "The default is 30 s.") is whole in the next chunk; then the sentences
+// before it while they fit in n. A last sentence longer than n, or than
+// Size/2 (maxSentence), gives its last n characters from a word boundary,
+// and a list item or table row that long gives none.
+// Code is never used: half a code block is worse than none.
+func overlapOf(units []unit, n, maxSentence int) string {
+	if n <= 0 || len(units) == 0 || units[len(units)-1].code {
 		return ""
 	}
-	var tail []unit
-	total := 0
-	for i := len(units) - 1; i >= 0 && total < n; i-- {
-		if units[i].code {
-			break
-		}
-		tail = append(tail, units[i])
-		total += runes(units[i].text) + runes(units[i].sep)
+	last := units[len(units)-1]
+	if indentedCode(last.text) {
+		return ""
+	}
+	var tail []sentence
+	if last.item {
+		tail = []sentence{{text: last.text}}
+	} else {
+		tail = sentences(unwrap(last.text))
 	}
 	if len(tail) == 0 {
 		return ""
 	}
-	var sb strings.Builder
-	for i := len(tail) - 1; i >= 0; i-- {
-		if i < len(tail)-1 {
-			sb.WriteString(tail[i].sep)
+	out := tail[len(tail)-1].text
+	if runes(out) > max(n, maxSentence) {
+		if last.item {
+			return "" // part of a row would read as a row
 		}
-		sb.WriteString(tail[i].text)
+		return tailAtBoundary(out, n)
 	}
-	return tailAtBoundary(sb.String(), n)
+	for i := len(tail) - 2; i >= 0; i-- {
+		more := tail[i].text + tail[i+1].sep + out
+		if runes(more) > n {
+			break
+		}
+		out = more
+	}
+	return out
 }
 
 // tailAtBoundary returns at most n runes from the end of s, starting at a

@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -369,6 +370,10 @@ func TestFirstHeading(t *testing.T) {
 		"```\n# in code\n```\n\n## Real":   "Real",
 		"Intro\n\n# Title #\n\n## Second":  "Title",
 		"Setext title\n============\nbody": "Setext title",
+		"## Sub\n\ntext\n\n# Main":         "Main",
+		"## Opening\n\ntext\n\n## Next":    "Opening",
+		"Intro text.\n\n## Purpose\n\nx":   "",
+		"Intro\nSub\n---\n":                "",
 	}
 	for in, want := range tests {
 		if got := firstHeading(in); got != want {
@@ -419,4 +424,59 @@ func FuzzSplit(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestSplitNamesHeadingPaths(t *testing.T) {
+	text := "# Guide\n\nAbout.\n\n## Defaults\n\nText.\n\n### Go 1.21\n\nPanics.\n\n## History\n\nOld."
+	want := []string{"Guide", "Defaults", "Defaults › Go 1.21", "History"}
+	if got := headings(Split(text, SplitOptions{})); !reflect.DeepEqual(got, want) {
+		t.Errorf("headings = %q, want %q", got, want)
+	}
+	// Two level-1 headings: neither is the document's title, both name paths.
+	text = "# A\n\nx\n\n## B\n\ny\n\n# C\n\nz"
+	want = []string{"A", "A › B", "C"}
+	if got := headings(Split(text, SplitOptions{})); !reflect.DeepEqual(got, want) {
+		t.Errorf("headings = %q, want %q", got, want)
+	}
+}
+
+func TestSplitKeepsRowsAndItemsWhole(t *testing.T) {
+	var rows []string
+	for i := range 12 {
+		rows = append(rows, fmt.Sprintf("- Severity: SEV-%d · Description: Issue %d. It matters. · Response: Page. Notify.", i, i))
+	}
+	text := "## Levels\n\n" + strings.Join(rows, "\n")
+	chunks := Split(text, SplitOptions{Size: 200})
+	if len(chunks) < 2 {
+		t.Fatalf("want several chunks, got %q", contents(chunks))
+	}
+	for _, c := range chunks {
+		for _, line := range strings.Split(c.Content, "\n") {
+			if line != "## Levels" && line != "" && !slices.Contains(rows, line) {
+				t.Errorf("chunk %d has a line that is not a whole row: %q", c.Index, line)
+			}
+		}
+	}
+}
+
+func TestSplitOverlapsByAWholeSentence(t *testing.T) {
+	// Hard-wrapped prose, as Markdown sources are: the lines are wrapping,
+	// not units, and a chunk ends after a sentence.
+	def := "The asynctimerchan setting controls whether timer channels\nare synchronous."
+	text := "## Settings\n\n" + strings.Repeat("Filler sentence\nabout settings.\n", 9) + def + "\nThe default is\nasynctimerchan=0."
+	chunks := Split(text, SplitOptions{Size: 200, Overlap: 30})
+	var found bool
+	for _, c := range chunks {
+		if strings.Contains(c.Content, "The default is asynctimerchan=0.") {
+			found = strings.Contains(c.Content, "The asynctimerchan setting controls whether timer channels are synchronous. The default is")
+		}
+	}
+	if !found {
+		t.Errorf("no chunk holds the setting with its default: %q", contents(chunks))
+	}
+	for _, c := range chunks[1:] {
+		if !strings.HasPrefix(c.Content, "Filler") && !strings.HasPrefix(c.Content, "The ") {
+			t.Errorf("chunk %d starts mid-sentence: %q", c.Index, c.Content)
+		}
+	}
 }

@@ -110,6 +110,7 @@ func FuzzLexicon(f *testing.F) {
 			t.Errorf("%q: Senses %d but Usually %v", w, Senses(w), Usually(w))
 		}
 		_, _, _ = Derived(w), Broader(w), Known(w)
+		_, _ = Closest(w), IsA(w, "person")
 	})
 }
 
@@ -187,4 +188,31 @@ func FuzzParse(f *testing.F) {
 		_, _, _, _ = tab.lemmas(word), tab.synonyms(word), tab.related(word), tab.broader(word)
 		_, _ = tab.count(word), tab.usually(word)
 	})
+}
+
+func TestClosestAndIsA(t *testing.T) {
+	if got := Closest("manager"); !slices.Contains(got, "director") {
+		t.Errorf("Closest(manager) = %v, want director among them", got)
+	}
+	if got := Closest("close"); slices.Contains(got, "conclude") {
+		t.Errorf("Closest(close) = %v: a rarer sense leaked in", got)
+	}
+	for _, c := range []struct {
+		word, kind string
+		want       bool
+	}{
+		{"manager", "person", true},
+		{"commander", "person", true},
+		{"tuesday", "time period", true},
+		{"january", "time period", true},
+		{"channel", "person", false},
+		{"value", "person", false},
+		{"nosuchword", "person", false},
+		{"manager", "nosuchword", false},
+		{"", "", false},
+	} {
+		if got := IsA(c.word, c.kind); got != c.want {
+			t.Errorf("IsA(%q, %q) = %v, want %v", c.word, c.kind, got, c.want)
+		}
+	}
 }

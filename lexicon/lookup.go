@@ -202,3 +202,88 @@ func (t *table) usually(word string) POS {
 	}
 	return best
 }
+
+// Closest returns the other lemmas of the lemma's most frequent synset only:
+// the synonyms that are safe to use without knowing which sense is meant.
+// "closed" as a Go channel is not "deactivated", though one sense of "close"
+// is; the most frequent sense is the likeliest reading of a word in any text.
+func Closest(word string) []string { return get().closest(word) }
+
+func (t *table) closest(word string) []string {
+	i := t.find(word)
+	if i < 0 {
+		return nil
+	}
+	ss := t.sensesOf(i)
+	if len(ss) == 0 {
+		return nil
+	}
+	return t.words(nil, map[int32]bool{int32(i): true}, ss[0].syn)
+}
+
+// maxIsA bounds the synsets IsA visits; WordNet's noun hierarchy is at
+// most about 20 levels deep.
+const maxIsA = 256
+
+// IsA reports whether the lemma's most frequent noun sense is, through its
+// hypernyms, a kind of the most frequent noun sense of kind: IsA("manager",
+// "person") and IsA("tuesday", "time period") hold, IsA("channel",
+// "person") does not. The climb follows synsets, not words, so that it
+// stays in one meaning.
+func IsA(word, kind string) bool { return get().isA(word, kind) }
+
+func (t *table) firstNoun(word string) int32 {
+	if i := t.find(word); i >= 0 {
+		for _, s := range t.senses[t.lemmaSenses[i]:t.lemmaSenses[i+1]] {
+			if s.pos == Noun && s.rank == 1 {
+				return s.syn
+			}
+		}
+	}
+	return -1
+}
+
+func (t *table) isA(word, kind string) bool {
+	from, to := t.firstNoun(word), t.firstNoun(kind)
+	if from < 0 || to < 0 {
+		return false
+	}
+	queue := []int32{from}
+	seen := map[int32]bool{from: true}
+	for len(queue) > 0 && len(seen) < maxIsA {
+		syn := queue[0]
+		queue = queue[1:]
+		if syn == to {
+			return true
+		}
+		for _, h := range t.hyper[t.hyperStart[syn]:t.hyperStart[syn+1]] {
+			if !seen[h] {
+				seen[h] = true
+				queue = append(queue, h)
+			}
+		}
+	}
+	return false
+}
+
+// Has reports whether the lemma has senses as the part of speech pos: "leave"
+// is a verb usually, and a noun too.
+func Has(word string, pos POS) bool { return get().hasPOS(word, pos) }
+
+// SensesAs returns the number of senses the lemma has as the part of speech
+// pos: "cloud" has 6 as a noun, 12 in all.
+func SensesAs(word string, pos POS) int { return get().countAs(word, pos) }
+
+func (t *table) countAs(word string, pos POS) int {
+	i := t.find(word)
+	if i < 0 {
+		return 0
+	}
+	n := 0
+	for _, s := range t.senses[t.lemmaSenses[i]:t.lemmaSenses[i+1]] {
+		if s.pos == pos {
+			n++
+		}
+	}
+	return n
+}

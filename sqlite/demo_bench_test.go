@@ -7,8 +7,8 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/examples"
+	"github.com/switchboard/switchboard/hashembed"
 	"github.com/switchboard/switchboard/ingest"
-	"github.com/switchboard/switchboard/llm/offline"
 )
 
 // demoStore loads the demo knowledge base of examples/ into a new store
@@ -21,7 +21,7 @@ func demoStore(tb testing.TB) (*DB, Embedder) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	emb := offline.NewEmbedder(384)
+	emb := hashembed.New(384)
 	p := &ingest.Pipeline{Store: NewDocumentStore(db, "local-hash-384"), Embedder: emb}
 	rep, err := p.IngestFS(ctx, examples.FS, examples.Prefix, examples.Docs())
 	if err == nil {

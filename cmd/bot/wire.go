@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/examples"
 	"github.com/switchboard/switchboard/feedback"
+	"github.com/switchboard/switchboard/hashembed"
 	"github.com/switchboard/switchboard/ingest"
 	"github.com/switchboard/switchboard/ingest/chat"
 	"github.com/switchboard/switchboard/llm"
@@ -161,7 +162,7 @@ func (app *App) openModel(_ context.Context, w *wiring) error {
 		app.pings = append(app.pings, named("model", newCachedCheck(m.Ping, modelCheckEvery, app.now).Check))
 	}
 	w.embedderName = fmt.Sprintf("local-hash-%d", cfg.EmbeddingDim)
-	app.Embedder = offline.NewEmbedder(cfg.EmbeddingDim)
+	app.Embedder = hashembed.New(cfg.EmbeddingDim)
 	if cfg.Embedder == "openai" {
 		w.embedderName, app.Embedder = "openai:"+cfg.EmbeddingModel, app.Model
 	}

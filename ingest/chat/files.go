@@ -45,8 +45,9 @@ func (in *Ingester) files(ctx context.Context, ch Channel, msgs []Message, scope
 // failures; the file's own problems are reported.
 func (in *Ingester) file(ctx context.Context, ch Channel, m Message, f File, scope string, private bool, max int64, rep *Report) error {
 	key := FileKey(ch, m.ID, f.ID)
+	// ingest.ReadVersion: a new way of reading files reads them again.
 	hash := kb.Hash(strings.Join([]string{"file", f.ID, f.Name, strconv.FormatInt(f.Size, 10),
-		f.Updated.UTC().Format(time.RFC3339Nano), scope, strconv.FormatBool(private), m.Permalink}, "\x00"))
+		f.Updated.UTC().Format(time.RFC3339Nano), scope, strconv.FormatBool(private), m.Permalink, ingest.ReadVersion}, "\x00"))
 	stored, ok, err := in.Store.DocumentHash(ctx, ch.Workspace, key)
 	if err != nil {
 		return err

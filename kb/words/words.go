@@ -6,8 +6,6 @@
 package words
 
 import (
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -58,27 +56,23 @@ func Norm(name string) string {
 
 // stopwords match nearly every text, so they are dropped from search
 // terms and never make a name worth matching on their own.
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an and are as at be been but by can could did do does for from
-		had has have how i if in into is it its me my no not of on or our should so that the their them
-		then there these they this those to us was we were what when where which who whom why will with
-		would you your about any all some show list tell give please vs per than`) {
-		m[w] = true
-	}
-	return m
-}()
+var stopwords = setOf(`a an and are as at be been but by can could did do does for from
+	had has have how i if in into is it its me my no not of on or our should so that the their them
+	then there these they this those to us was we were what when where which who whom why will with
+	would you your about any all some show list tell give please vs per than`)
 
 // IsStop reports whether w, a word as Split returns it, is a stopword.
 func IsStop(w string) bool {
 	return stopwords[w]
 }
 
-// Stopwords returns the stopwords, sorted. A reader that needs more of
-// them builds on these (the offline engine does), so that what the stores
-// skip is always skipped there too.
-func Stopwords() []string {
-	return slices.Sorted(maps.Keys(stopwords))
+// setOf makes a set of the words of a space-separated list.
+func setOf(list string) map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(list) {
+		m[w] = true
+	}
+	return m
 }
 
 // Singular is a rough English singular, enough to map "customers" to the

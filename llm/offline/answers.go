@@ -1,7 +1,9 @@
 package offline
 
 import (
+	"github.com/switchboard/switchboard/kb/words"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -106,16 +108,16 @@ founder founders committee board everyone anyone nobody customer customers suppl
 
 // focus is what a question asks about.
 type questionFocus struct {
-	terms    []keyword   // topic words, stemmed; generic ones weigh half
-	spans    []focusSpan // where each term was written in the question, for Missing
-	names    []token     // capitalised words and acronyms of the question
-	numbers  []string    // the numbers it states, canonical
-	numText  []string    // the same as written, for Missing
-	quantity bool        // asks how many, how much, how long, or for a cap
-	when     bool        // asks when
-	who      bool        // asks who
-	polar    bool        // a yes/no question: "Do we …?", "Is there …?"
-	how      string      // the "how many" words as written, for Missing
+	terms    []keyword     // topic words, stemmed; generic ones weigh half
+	spans    []focusSpan   // where each term was written in the question, for Missing
+	names    []words.Token // capitalised words and acronyms of the question
+	numbers  []string      // the numbers it states, canonical
+	numText  []string      // the same as written, for Missing
+	quantity bool          // asks how many, how much, how long, or for a cap
+	when     bool          // asks when
+	who      bool          // asks who
+	polar    bool          // a yes/no question: "Do we …?", "Is there …?"
+	how      string        // the "how many" words as written, for Missing
 }
 
 // focusSpan is one focus term as written in the question.
@@ -127,80 +129,90 @@ type focusSpan struct {
 // focusOf reads the focus of a question.
 func focusOf(question string) questionFocus {
 	var f questionFocus
-	var toks []token
+	var toks []words.Token
 	var starts []bool // toks[i] starts a sentence of the question
-	for _, line := range strings.Split(clip(question, maxQuestion), "\n") {
-		for _, sent := range splitSentences(line, maxSentences) {
-			for k, t := range tokens(sent) {
+	// Only the asking parts give the focus its words; the scene's names
+	// still locate the answer ("I'm in Massachusetts. How long is paid
+	// leave?" asks about Massachusetts).
+	all, asks := asking(question)
+	for _, sent := range all {
+		ask := slices.Contains(asks, sent)
+		for k, t := range words.Tokens(sent) {
+			if ask || isQuestionName(t, k == 0) {
 				toks = append(toks, t)
 				starts = append(starts, k == 0)
 			}
 		}
 	}
 	for _, t := range toks {
-		if n, ok := questionNumberWords[t.lower]; ok {
+		if n, ok := questionNumberWords[t.Lower]; ok {
 			f.numbers = append(f.numbers, n) // "six weeks" asks about 6
-			f.numText = append(f.numText, t.text)
+			f.numText = append(f.numText, t.Text)
 		}
 	}
-	for _, n := range numbers(clip(question, maxQuestion)) {
+	for _, n := range words.Numbers(clip(question, maxQuestion)) {
 		f.numbers = append(f.numbers, n)
 		f.numText = append(f.numText, n)
 	}
-	if len(toks) > 0 && yesNoOpeners[toks[0].lower] {
+	if len(toks) > 0 && yesNoOpeners[toks[0].Lower] {
 		f.polar = true
 	}
 	seen := make(map[string]bool)
 	for i, t := range toks {
 		next := ""
 		if i+1 < len(toks) && !starts[i+1] {
-			next = toks[i+1].lower
+			next = toks[i+1].Lower
 		}
 		switch {
-		case t.lower == "how":
+		case t.Lower == "how":
 			switch next {
 			case "many", "much", "long", "often", "far", "soon", "old", "big", "large", "high", "low", "fast", "quickly", "early", "late":
 				f.quantity = true
 				f.how = "how " + next
 			}
-		case t.lower == "when" && starts[i]:
+		case t.Lower == "when" && starts[i] && (next == "" || yesNoOpeners[next]):
+			// "When is …?", "when do …?" ask for a time; "when a
+			// build fails, does it …?" sets a condition.
 			f.when = true
-		case t.lower == "what" || t.lower == "which":
+		case t.Lower == "what" || t.Lower == "which":
 			switch next {
 			case "time", "date", "day", "month", "year", "deadline":
 				f.when = true
 			case "percentage", "percent", "share", "amount", "number", "rate", "price", "cost":
 				f.quantity = true
 			}
-		case (t.lower == "who" || t.lower == "whom" || t.lower == "whose") && starts[i]:
+		case (t.Lower == "who" || t.Lower == "whom" || t.Lower == "whose") && starts[i]:
 			f.who = true
-		case capWords[t.lower]:
+		case capWords[t.Lower]:
 			f.quantity = true
-		case t.lower == "deadline" || t.lower == "due":
+		case t.Lower == "deadline" || t.Lower == "due":
 			f.when = true
+		case i > 0 && toks[i-1].Lower == "in" && !words.IsFiller(t.Lower) && isUnit(t.Lower):
+			f.quantity = true // "the delivery SLA, in seconds?" asks for a number
+			f.how = "how many " + t.Lower
 		}
 		if isQuestionName(t, starts[i]) {
 			f.names = append(f.names, t)
 		}
-		if stopwords[t.lower] || questionFrameWords[t.lower] || capWords[t.lower] || len(t.lower) < 2 || isDigits(t.lower) || seen[t.stem] {
+		if words.IsFiller(t.Lower) || questionFrameWords[t.Lower] || capWords[t.Lower] || len(t.Lower) < 2 || words.IsDigits(t.Lower) || seen[t.Stem] {
 			continue
 		}
 		if i > 0 && !starts[i] {
-			switch prev := toks[i-1].lower; {
+			switch prev := toks[i-1].Lower; {
 			case prev == "how":
 				continue // "how long": the kind of answer, not its topic
 			case (prev == "what" || prev == "which") && (f.when || f.quantity):
 				continue // "what time", "what share": the kind of answer
 			}
 		}
-		seen[t.stem] = true
+		seen[t.Stem] = true
 		w := 1.0
-		if generic[t.lower] || generic[t.stem] {
+		if vague(t.Lower) {
 			w = 0.5
 		}
-		t.stem = baseFormStem(t)
-		f.terms = append(f.terms, keyword{token: t, weight: w})
-		f.spans = append(f.spans, focusSpan{pos: i, text: t.text})
+		t.Stem = lemma(t)
+		f.terms = append(f.terms, keyword{Token: t, weight: w, chat: chattyAt(toks, i)})
+		f.spans = append(f.spans, focusSpan{pos: i, text: t.Text})
 		if len(f.terms) >= maxKeywords {
 			break
 		}
@@ -208,16 +220,67 @@ func focusOf(question string) questionFocus {
 	return f
 }
 
+// leadInEnd matches where a chatty lead-in ends: a dash, a colon, or a
+// sentence end ("I'm on a compressed schedule — can I earn credit
+// hours?", "we're expecting a baby! how much leave do I get?").
+var leadInEnd = regexp.MustCompile(`\s[—–-]+\s|:\s|[.!?]\s`)
+
+// asking splits a question into parts and returns them with those that
+// ask: the parts that end in a question mark, or all of them if none does. The others set the scene
+// ("I've been here five years now") and the answer need not repeat them;
+// the question's words still find the documents.
+func asking(question string) (parts, asks []string) {
+	for _, line := range strings.Split(clip(question, maxQuestion), "\n") {
+		rest := line
+		for range maxSentences {
+			loc := leadInEnd.FindStringIndex(rest)
+			if loc == nil {
+				break
+			}
+			parts = append(parts, rest[:loc[0]+1])
+			rest = rest[loc[1]:]
+		}
+		// "as internal liaison, are there …?", "if a dependency sets
+		// it, does it apply?": a clause before a comma that a question
+		// follows sets the scene.
+		if i := strings.LastIndex(rest, ", "); i > 0 && opensQuestion(rest[i+2:]) {
+			parts = append(parts, rest[:i+1])
+			rest = rest[i+2:]
+		}
+		parts = append(parts, rest)
+	}
+	for _, p := range parts {
+		if strings.HasSuffix(strings.TrimSpace(p), "?") {
+			asks = append(asks, p)
+		}
+	}
+	if len(asks) == 0 {
+		asks = parts
+	}
+	return parts, asks
+}
+
+// opensQuestion reports whether s starts as a question does: a question
+// word or the verb of a yes/no question.
+func opensQuestion(s string) bool {
+	first, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(s)), " ")
+	switch first {
+	case "what", "whats", "what's", "which", "who", "whose", "whom", "when", "where", "why", "how":
+		return true
+	}
+	return yesNoOpeners[first]
+}
+
 // isQuestionName reports whether a token of the question names something: an
 // acronym anywhere ("FSA", "EU"), or a capitalised word that does not
 // start a sentence ("Massachusetts", "Bitcoin"). "I" and stopwords are
 // not names.
-func isQuestionName(t token, startsSentence bool) bool {
-	if stopwords[t.lower] || questionFrameWords[t.lower] || len(t.lower) < 2 || isDigits(t.lower) {
+func isQuestionName(t words.Token, startsSentence bool) bool {
+	if words.IsFiller(t.Lower) || questionFrameWords[t.Lower] || len(t.Lower) < 2 || words.IsDigits(t.Lower) {
 		return false
 	}
 	upper, lower := 0, 0
-	for _, r := range t.text {
+	for _, r := range t.Text {
 		switch {
 		case unicode.IsUpper(r):
 			upper++
@@ -231,13 +294,14 @@ func isQuestionName(t token, startsSentence bool) bool {
 	if startsSentence {
 		return false
 	}
-	r := []rune(t.text)
+	r := []rune(t.Text)
 	return len(r) > 0 && unicode.IsUpper(r[0])
 }
 
 // answerCoverage is what an answer's sentences cover of a focus.
 type answerCoverage struct {
 	answers bool
+	loose   bool   // answers, with a word of the question missing: the badge is low
 	missing string // what is not covered, for Verdict.Missing
 }
 
@@ -245,20 +309,20 @@ type answerCoverage struct {
 type answerPlace struct {
 	set   map[string]bool // stems; irregular forms also as their base's
 	words map[string]bool // lowercase words
-	toks  []token
+	toks  []words.Token
 	nums  []string
 	text  string
 }
 
 func newAnswerPlace(text string) answerPlace {
-	w := answerPlace{set: make(map[string]bool), words: make(map[string]bool), toks: tokens(text), nums: numbers(text), text: text}
+	w := answerPlace{set: make(map[string]bool), words: make(map[string]bool), toks: words.Tokens(text), nums: words.Numbers(text), text: text}
 	for _, t := range w.toks {
-		w.set[t.stem] = true
-		w.set[baseFormStem(t)] = true
-		if v := verbOf(t.lower); v != "" {
-			w.set[stem(v)] = true
+		w.set[t.Stem] = true
+		w.set[lemma(t)] = true
+		if v := verbOf(t.Lower); v != "" {
+			w.set[words.Stem(v)] = true
 		}
-		w.words[t.lower] = true
+		w.words[t.Lower] = true
 	}
 	return w
 }
@@ -277,27 +341,6 @@ func verbOf(w string) string {
 	return ""
 }
 
-// irregularForms maps irregular English forms to their base, so that "losing"
-// meets "lost" and "paid" meets "pay".
-var irregularForms = map[string]string{
-	"lost": "lose", "paid": "pay", "made": "make", "bought": "buy", "sold": "sell", "got": "get",
-	"gotten": "get", "left": "leave", "kept": "keep", "held": "hold", "gave": "give", "given": "give",
-	"took": "take", "taken": "take", "met": "meet", "sent": "send", "spent": "spend", "built": "build",
-	"brought": "bring", "found": "find", "known": "know", "knew": "know", "chosen": "choose",
-	"chose": "choose", "written": "write", "wrote": "write", "ran": "run", "began": "begin",
-	"begun": "begin", "went": "go", "gone": "go", "came": "come", "told": "tell", "said": "say",
-	"thought": "think", "understood": "understand", "felt": "feel", "led": "lead", "paying": "pay",
-	"children": "child", "men": "man", "women": "woman", "people": "person",
-}
-
-// baseFormStem is the stem of a token's base form.
-func baseFormStem(t token) string {
-	if b, ok := irregularForms[t.lower]; ok {
-		return stem(b)
-	}
-	return t.stem
-}
-
 // answersFocus checks the answer's supported sentences (without
 // citations) against the focus of the question; docs is the text of the
 // documents the answer was written from. See the rules above.
@@ -312,15 +355,15 @@ func answersFocus(f questionFocus, sentences []string, docs string) answerCovera
 	var absent []int // specific words of a yes/no question that no document contains
 	if f.polar {
 		for i, k := range f.terms {
-			if k.weight == 1 && !f.isNameTerm(k) && !coversTerm(in, k) {
+			if k.weight == 1 && !f.isNameTerm(k) && !f.optional(k) && !coversTerm(in, k) {
 				absent = append(absent, i)
 			}
 		}
 	}
 	var names []string // names found nowhere
 	for _, n := range f.names {
-		if !in.set[n.stem] && !in.words[n.lower] && !inAnySentence(sentences, n) {
-			names = append(names, n.text)
+		if !in.set[n.Stem] && !in.words[n.Lower] && !inAnySentence(sentences, n) {
+			names = append(names, n.Text)
 		}
 	}
 	if len(sentences) == 0 {
@@ -347,22 +390,29 @@ func answersFocus(f questionFocus, sentences []string, docs string) answerCovera
 	var best []int        // the terms the best place misses
 	var bestNums []string // and the numbers
 	bestShare, bestKind := -1.0, f.kind()
+	loose := false // a place answers, but without every word asked about
 	for _, text := range places {
 		w := newAnswerPlace(text)
 		share, missing, nums := f.termsAndNumbersIn(w)
 		kind := f.kindMissing(w)
-		if f.termsOK(share, missing) && kind == "" && (!rows || f.relationsIn(w)) && len(names) == 0 && len(absent) == 0 {
-			return answerCoverage{answers: true}
+		if f.termsOK(share, missing) && len(nums) == 0 && kind == "" && (!rows || f.relationsIn(w)) && len(names) == 0 && len(absent) == 0 {
+			if !f.missesTopic(missing) {
+				return answerCoverage{answers: true}
+			}
+			loose = true
 		}
 		if share > bestShare || (share == bestShare && kind == "" && bestKind != "") {
 			best, bestShare, bestKind, bestNums = missing, share, kind, nums
 		}
 	}
+	if loose {
+		return answerCoverage{answers: true, loose: true}
+	}
 	var miss []int
 	switch {
 	case len(absent) > 0:
 		miss = absent // the most telling: the documents never mention it
-	case !f.termsOK(bestShare, best):
+	case !f.termsOK(bestShare, best) || len(bestNums) > 0:
 		miss = best
 		names = append(names, bestNums...)
 	}
@@ -371,16 +421,14 @@ func answersFocus(f questionFocus, sentences []string, docs string) answerCovera
 
 // coversTerm reports whether keyword k, or a synonym of it, is in w.
 func coversTerm(w answerPlace, k keyword) bool {
-	if ok, _ := matchIn(k, w.set); ok {
-		return true
-	}
-	return reverseSynonymIn(k, w.set)
+	ok, _ := matchIn(k, w.set)
+	return ok
 }
 
 // statesRelation reports whether w holds a relation that answers the
 // verb k ("sells": SUPPLIES).
 func statesRelation(w answerPlace, k keyword) bool {
-	for _, r := range answerRelations[k.stem] {
+	for _, r := range answerRelations[k.Stem] {
 		if w.set[r] {
 			return true
 		}
@@ -393,7 +441,7 @@ func statesRelation(w answerPlace, k keyword) bool {
 // the rows of the customers who buy it, though they name Ipoh Coffee.
 func (f questionFocus) relationsIn(w answerPlace) bool {
 	for _, k := range f.terms {
-		if _, ok := answerRelations[k.stem]; ok && !statesRelation(w, k) {
+		if _, ok := answerRelations[k.Stem]; ok && !statesRelation(w, k) {
 			return false
 		}
 	}
@@ -413,16 +461,16 @@ var answerRelations = func() map[string][]string {
 	for k, v := range table {
 		var stems []string
 		for _, w := range strings.Fields(v) {
-			stems = append(stems, stem(w))
+			stems = append(stems, words.Stem(w))
 		}
-		m[stem(k)] = stems
+		m[words.Stem(k)] = stems
 	}
 	return m
 }()
 
-func inAnySentence(sentences []string, n token) bool {
+func inAnySentence(sentences []string, n words.Token) bool {
 	for _, s := range sentences {
-		if stemSet(s)[n.stem] {
+		if stemSet(s)[n.Stem] {
 			return true
 		}
 	}
@@ -445,7 +493,7 @@ func (f questionFocus) termIndexes() []int {
 func (f questionFocus) termsAndNumbersIn(w answerPlace) (share float64, missing []int, nums []string) {
 	var got, total float64
 	for i, k := range f.terms {
-		if f.isNameTerm(k) {
+		if f.isNameTerm(k) || f.optional(k) {
 			// Names locate the answer, the other words ask: every
 			// document retrieved for "Who hosts Brightline Cloud?" names
 			// Brightline Cloud, and only a sentence about hosting answers.
@@ -453,9 +501,6 @@ func (f questionFocus) termsAndNumbersIn(w answerPlace) (share float64, missing 
 		}
 		total += k.weight
 		ok, via := matchIn(k, w.set)
-		if !ok && reverseSynonymIn(k, w.set) {
-			ok, via = true, "reverse"
-		}
 		if !ok && statesRelation(w, k) {
 			ok = true // "sells" in the question, SUPPLIES in the row
 		}
@@ -490,13 +535,13 @@ func (f questionFocus) termsOK(share float64, missing []int) bool {
 		return false
 	}
 	for _, i := range missing {
-		if focusSuperlatives[f.terms[i].lower] {
+		if focusSuperlatives[f.terms[i].Lower] {
 			return false
 		}
 	}
 	specific := 0
 	for _, k := range f.terms {
-		if k.weight == 1 && !f.isNameTerm(k) {
+		if k.weight == 1 && !f.isNameTerm(k) && !f.optional(k) {
 			specific++
 		}
 	}
@@ -511,10 +556,41 @@ func (f questionFocus) termsOK(share float64, missing []int) bool {
 	return true
 }
 
+// missesTopic reports whether missing holds a word that names what the
+// question is about (not a chatty word, a vague word or a name).
+func (f questionFocus) missesTopic(missing []int) bool {
+	for _, i := range missing {
+		if k := f.terms[i]; !k.chat && k.weight == 1 && !f.isNameTerm(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// optional reports whether a focus term need not be in the answer: a
+// chatty word (a verb, adjective or adverb, or a vague word: "goes",
+// "actually", "spins") when the question has other words that say what it
+// is about. "Who runs the postmortem meeting?" is answered by a sentence
+// that says who leads it; the thing asked about is the meeting. The
+// numbers a question states are never optional ("six weeks").
+func (f questionFocus) optional(k keyword) bool {
+	if f.polar || !k.chat || focusSuperlatives[k.Lower] {
+		// A yes/no question asks whether its verb holds: "Can I carry
+		// vacation over?" is not answered by a sentence about vacation.
+		return false
+	}
+	for _, o := range f.terms {
+		if !f.isNameTerm(o) && !o.chat {
+			return true
+		}
+	}
+	return false
+}
+
 // isNameTerm reports whether focus term k is one of the question's names.
 func (f questionFocus) isNameTerm(k keyword) bool {
 	for _, n := range f.names {
-		if n.lower == k.lower {
+		if n.Lower == k.Lower {
 			return true
 		}
 	}
@@ -540,7 +616,8 @@ func (f questionFocus) kind() string {
 // kindMissing returns f.kind() when w does not state that kind of thing.
 func (f questionFocus) kindMissing(w answerPlace) string {
 	switch {
-	case f.quantity && !answerStatesQuantity(w.toks, w.nums):
+	case f.quantity && !answerStatesQuantity(w.toks, words.Numbers(codes.ReplaceAllString(w.text, " "))):
+	case f.how == "how long" && !statesDuration(w.toks):
 	case f.when && !answerStatesTime(w):
 	case f.who && !f.statesName(w.toks):
 	default:
@@ -559,15 +636,35 @@ func hasCanonicalNumber(nums []string, n string) bool {
 	return false
 }
 
-func answerStatesQuantity(toks []token, nums []string) bool {
+// statesDuration reports whether the text states a span of time: a number
+// or an amount word before a unit of time ("30 days", "one week", "a few
+// hours"). "How long do we keep recordings?" is not answered by "January
+// 2017".
+func statesDuration(toks []words.Token) bool {
+	for i, t := range toks {
+		amount := words.IsDigits(strings.TrimRight(t.Lower, "+")) || quantityAnswerWords[t.Lower] || t.Lower == "a" || t.Lower == "an"
+		for j := i + 1; amount && j < len(toks) && j <= i+3; j++ {
+			if isTimeUnit(toks[j].Lower) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// codes match identifiers that hold digits ("SEV-1", "P0", "GS-15",
+// "R30", "x509"): their numbers name something, they are no amount.
+var codes = regexp.MustCompile(`\b[A-Za-z]+[-_]?\d+[A-Za-z0-9]*\b`)
+
+func answerStatesQuantity(toks []words.Token, nums []string) bool {
 	if len(nums) > 0 {
 		return true
 	}
 	for i, t := range toks {
-		if answerAmountWords[t.lower] {
+		if answerAmountWords[t.Lower] {
 			return true
 		}
-		if quantityAnswerWords[t.lower] && i+1 < len(toks) && !stopwords[toks[i+1].lower] {
+		if quantityAnswerWords[t.Lower] && i+1 < len(toks) && !words.IsFiller(toks[i+1].Lower) {
 			return true
 		}
 	}
@@ -581,7 +678,7 @@ var answerTimeNumber = regexp.MustCompile(`(?i)\b(?:(?:19|20)\d\d|\d{1,2}(?::\d\
 
 func answerStatesTime(w answerPlace) bool {
 	for _, t := range w.toks {
-		if timeAnswerWords[t.lower] {
+		if timeAnswerWords[t.Lower] {
 			return true
 		}
 	}
@@ -593,22 +690,22 @@ func answerStatesTime(w answerPlace) bool {
 // sentence, a run of two capitalised words, an acronym, or a role ("your
 // manager"). "Who hosts Brightline Cloud?" is not answered by sentences
 // that only name Brightline Cloud.
-func (f questionFocus) statesName(toks []token) bool {
+func (f questionFocus) statesName(toks []words.Token) bool {
 	asked := make(map[string]bool, len(f.names))
 	for _, n := range f.names {
-		asked[n.lower] = true
+		asked[n.Lower] = true
 	}
 	for i, t := range toks {
-		if asked[t.lower] {
+		if asked[t.Lower] {
 			continue
 		}
-		if whoRoleWords[t.lower] {
+		if whoRoleWords[t.Lower] {
 			return true
 		}
 		if isQuestionName(t, i == 0) {
 			return true
 		}
-		if i+1 < len(toks) && startsUpper(t.text) && startsUpper(toks[i+1].text) && !stopwords[t.lower] && !asked[toks[i+1].lower] {
+		if i+1 < len(toks) && startsUpper(t.Text) && startsUpper(toks[i+1].Text) && !words.IsFiller(t.Lower) && !asked[toks[i+1].Lower] {
 			return true
 		}
 	}

@@ -65,7 +65,7 @@ func TestCheckAnswers(t *testing.T) {
 		{name: "jury duty", question: "Do we get paid leave for jury duty?",
 			docs: []agent.Document{ptoDoc, sickDoc, stateDoc}, missing: "“jury duty”"},
 		{name: "carry over", question: "Can I carry unused vacation days over to next year?",
-			docs: []agent.Document{ptoDoc, sickDoc}, missing: "carry unused vacation days"},
+			docs: []agent.Document{ptoDoc, sickDoc}, missing: "next year"},
 		{name: "voting", question: "Do we get paid time off to vote on election day?",
 			docs: []agent.Document{ptoDoc, sickDoc, stateDoc}, missing: "vote"},
 		{name: "a name no document has", question: "Can customers pay their invoices in Bitcoin?",
@@ -190,10 +190,10 @@ func TestFocusOf(t *testing.T) {
 		f := focusOf(tt.question)
 		var terms, names []string
 		for _, k := range f.terms {
-			terms = append(terms, k.text)
+			terms = append(terms, k.Text)
 		}
 		for _, n := range f.names {
-			names = append(names, n.text)
+			names = append(names, n.Text)
 		}
 		if strings.Join(terms, " ") != tt.terms || strings.Join(names, " ") != tt.names ||
 			f.quantity != tt.quantity || f.when != tt.when || f.who != tt.who || f.polar != tt.polar {

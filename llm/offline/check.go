@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/cite"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // supportedShare is the share of a sentence's content words that must occur
@@ -60,6 +62,7 @@ func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent
 	if v.Grounded {
 		cov := answersFocus(focusOf(question), supported, allText(docs))
 		v.Answers = cov.answers && len(supported) > 0
+		v.Loose = v.Answers && cov.loose
 		if !v.Answers {
 			v.Missing = cov.missing
 		}
@@ -86,10 +89,10 @@ func claimsOf(answer string) []claim {
 		if len(out) >= maxSentences {
 			break
 		}
-		line = moveCitations(stripBullet(line))
-		for _, s := range splitSentences(line, maxSentences-len(out)) {
-			text, refs := stripCitations(s)
-			text = stripBullet(text)
+		line = cite.Move(words.StripBullet(line))
+		for _, s := range words.Sentences(line, maxSentences-len(out)) {
+			text, refs := cite.Strip(s)
+			text = words.StripBullet(text)
 			if text == "" {
 				// A citation on its own belongs to the sentence before it.
 				if n := len(out); n > 0 {
@@ -110,24 +113,24 @@ func isMetaSentence(s string) bool {
 	if strings.HasPrefix(s, noDirectAnswer) || s == noDocuments || s == graphLeadIn {
 		return true
 	}
-	return strings.HasSuffix(s, ":") && len(tokens(s)) <= 6 && len(numbers(s)) == 0
+	return strings.HasSuffix(s, ":") && len(words.Tokens(s)) <= 6 && len(words.Numbers(s)) == 0
 }
 
 // contentOf returns the distinct stems of a sentence's content words and
 // the numbers it states. Numbers are checked on their own, exactly.
-func contentOf(s string) (words, nums []string) {
+func contentOf(s string) (stems, nums []string) {
 	seen := make(map[string]bool)
-	for _, t := range tokens(s) {
-		if len(words) >= 64 {
+	for _, t := range words.Tokens(s) {
+		if len(stems) >= 64 {
 			break
 		}
-		if stopwords[t.lower] || len(t.lower) < 2 || isDigits(t.lower) || seen[t.stem] {
+		if words.IsFiller(t.Lower) || len(t.Lower) < 2 || words.IsDigits(t.Lower) || seen[t.Stem] {
 			continue
 		}
-		seen[t.stem] = true
-		words = append(words, t.stem)
+		seen[t.Stem] = true
+		stems = append(stems, t.Stem)
 	}
-	return words, numbers(s)
+	return stems, words.Numbers(s)
 }
 
 // evidence indexes the documents' words and numbers, lazily: an answer
@@ -153,7 +156,7 @@ func (e *evidence) index(i int) {
 	text := docText(e.docs[i])
 	e.words[i] = docStemSet(text) // shared: read only
 	e.nums[i] = make(map[string]bool)
-	for _, n := range numbers(text) {
+	for _, n := range words.Numbers(text) {
 		e.nums[i][n] = true
 	}
 }

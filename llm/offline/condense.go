@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // maxHistory is how many earlier turns Condense reads. A chain of
@@ -82,7 +83,7 @@ func condenseOne(prev, question string) string {
 		}
 		return question
 	}
-	toks := tokens(rest)
+	toks := words.Tokens(rest)
 	if len(toks) == 0 {
 		return question
 	}
@@ -92,17 +93,17 @@ func condenseOne(prev, question string) string {
 	kws := keywords(rest)
 	pron := -1
 	for i, t := range toks {
-		if !pronouns[t.lower] {
+		if !pronouns[t.Lower] {
 			continue
 		}
 		// "this year", "those customers": a determiner, not a pronoun.
-		if determiners[t.lower] && i+1 < len(toks) && !stopwords[toks[i+1].lower] {
+		if determiners[t.Lower] && i+1 < len(toks) && !words.IsFiller(toks[i+1].Lower) {
 			continue
 		}
 		pron = i
 		break
 	}
-	startsQuestion := questionWord[toks[0].lower]
+	startsQuestion := questionWord[toks[0].Lower]
 	short := len(toks) <= 3 && !startsQuestion
 	if !opened && !short && (pron < 0 || len(kws) > 2) {
 		return question // standalone
@@ -115,9 +116,9 @@ func condenseOne(prev, question string) string {
 		if topic == "" {
 			return question
 		}
-		return capitalize(replaceWord(rest, toks[pron].text, topicPhrase(toks[pron].lower, topic))) + "?"
-	case prepositions[toks[0].lower]:
-		return replaceTail(base, toks[0].lower, rest) + "?"
+		return capitalize(replaceWord(rest, toks[pron].Text, topicPhrase(toks[pron].Lower, topic))) + "?"
+	case prepositions[toks[0].Lower]:
+		return replaceTail(base, toks[0].Lower, rest) + "?"
 	case startsQuestion:
 		return capitalize(rest) + "?" // "And who approves refunds?": whole already
 	}
@@ -158,7 +159,7 @@ func topicOf(prev string) string {
 		if len(ws) == 4 {
 			break
 		}
-		ws = append(ws, k.text)
+		ws = append(ws, k.Text)
 	}
 	return strings.Join(ws, " ")
 }
@@ -222,12 +223,12 @@ func replaceWord(s, w, with string) string {
 
 // isProperNoun reports whether a short phrase is a name: every word starts
 // with a capital letter or a digit ("Globex", "EU", "Acme Corp", "Q3").
-func isProperNoun(toks []token) bool {
+func isProperNoun(toks []words.Token) bool {
 	if len(toks) == 0 || len(toks) > 4 {
 		return false
 	}
 	for _, t := range toks {
-		r, _ := utf8.DecodeRuneInString(t.text)
+		r, _ := utf8.DecodeRuneInString(t.Text)
 		if !unicode.IsUpper(r) && !unicode.IsDigit(r) {
 			return false
 		}

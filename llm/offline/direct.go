@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/calc"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // Answers of the direct route that are not calculations.
@@ -32,13 +34,13 @@ func (b *Brain) Direct(ctx context.Context, question string, history []agent.Tur
 		return "", false, err
 	}
 	q := clip(question, maxQuestion)
-	if answer, _, ok := calculate(q); ok {
+	if answer, _, ok := calc.Answer(q); ok {
 		return answer, true, nil
 	}
-	toks := tokens(q)
+	toks := words.Tokens(q)
 	if _, ok := smallTalk(toks, " "+strings.Join(lowers(toks), " ")+" "); ok {
 		for _, t := range toks {
-			if thanks[t.lower] {
+			if thanks[t.Lower] {
 				return "You're welcome!", true, nil
 			}
 		}

@@ -1,7 +1,7 @@
 // Package offline is Switchboard's deterministic engine: an agent.Brain that
-// needs no language model, and a local Embedder that needs no embedding
-// model. The agent uses it when no model is configured, and to finish a run
-// when the model fails.
+// needs no language model (its local embedder is package hashembed, its
+// calculator package calc). The agent uses it when no model is configured,
+// and to finish a run when the model fails.
 //
 // It is honest about what it is. The router and the grader work on words
 // (stopwords removed, suffixes stripped, a thesaurus of business and policy vocabulary (synonyms.go)); the

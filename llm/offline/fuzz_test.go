@@ -2,7 +2,6 @@ package offline
 
 import (
 	"context"
-	"math"
 	"strings"
 	"testing"
 
@@ -11,24 +10,6 @@ import (
 
 // The offline engine runs on whatever users type and stores return, and it
 // is the fallback when everything else has failed: it must never panic.
-
-func FuzzCalc(f *testing.F) {
-	for _, s := range []string{
-		"15% of 340", "12 * (3+4)", "2^10", "sqrt 144", "1,000.5 / 3", "-(-(-1))",
-		"2^2^2^2^2", "5/0", "sqrt(-1)", "1e3", "((", "", "3 x (4", "50 percent of",
-		"the square root of", "6 × 7 ÷ 3 − 1", "9" + strings.Repeat("9", 300),
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		v, _, err := evaluate(s)
-		if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
-			t.Errorf("evaluate(%q) = %v without an error", s, v)
-		}
-		_ = formatNumber(v)
-		_, _, _, _ = arithmetic(s)
-	})
-}
 
 func FuzzBrain(f *testing.F) {
 	f.Add("What is 15% of 340?", "Refunds take 30 days. [1] Acme -[SUPPLIES]-> Globex", "and for EU customers?")
@@ -78,9 +59,6 @@ func FuzzBrain(f *testing.F) {
 			t.Fatal(err)
 		}
 		if _, _, err := b.Direct(ctx, question, history); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := NewEmbedder(16).Embed(ctx, []string{question, content}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -134,9 +112,6 @@ func hugeInputs(t testing.TB) {
 		t.Fatal(err)
 	}
 	if _, _, err := b.Direct(ctx, question, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := NewEmbedder(0).Embed(ctx, []string{question, content}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"unicode"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/cite"
 	"github.com/switchboard/switchboard/internal/text"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // Fixed sentences of the generator. Check knows them and does not treat
@@ -90,7 +92,7 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 	if quoted := pickSentences(cands); len(quoted) > 0 {
 		var parts []string
 		for _, c := range quoted {
-			parts = append(parts, cite(c.text, c.doc+1))
+			parts = append(parts, citeSentence(c.text, c.doc+1))
 		}
 		out = append(out, strings.Join(parts, " "))
 	}
@@ -126,7 +128,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 	prevPara, prevPos, prevScore := -1, 0, 0.0 // the last sentence scored
 	for _, ds := range documentSentences(d) {
 		s := ds.text
-		if strings.HasSuffix(s, "?") || len(tokens(s)) < 3 || isExcluded(s, excluded) || ds.tail {
+		if strings.HasSuffix(s, "?") || len(words.Tokens(s)) < 3 || isExcluded(s, excluded) || ds.tail {
 			continue
 		}
 		follows := ds.para == prevPara && ds.pos == prevPos+1 && continuesPrevious(s)
@@ -194,12 +196,12 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 func ownMentions(s string) map[string]bool {
 	set := make(map[string]bool)
 	var buf [4]string
-	toks := tokens(s)
+	toks := words.Tokens(s)
 	for i, t := range toks {
-		if i > 0 && (toks[i-1].lower == "this" || toks[i-1].lower == "these") && (generic[t.lower] || generic[t.stem]) {
+		if i > 0 && (toks[i-1].Lower == "this" || toks[i-1].Lower == "these") && vague(t.Lower) {
 			continue
 		}
-		set[t.stem] = true
+		set[t.Stem] = true
 		for _, v := range appendVariants(buf[:0], t) {
 			set[v] = true
 		}
@@ -217,8 +219,8 @@ var continuers = setOf(`this these that those it its they them their such both t
 // continuesPrevious reports whether sentence s opens with a word that
 // refers back ("These programs…", "Together, they…").
 func continuesPrevious(s string) bool {
-	toks := tokens(clip(s, 100))
-	return len(toks) > 0 && continuers[toks[0].lower]
+	toks := words.Tokens(clip(s, 100))
+	return len(toks) > 0 && continuers[toks[0].Lower]
 }
 
 // missingName reports whether a name the question mentions (a capitalised
@@ -228,7 +230,7 @@ func missingName(f questionFocus, sets ...map[string]bool) bool {
 	for _, n := range f.names {
 		found := false
 		for _, set := range sets {
-			found = found || set[n.stem]
+			found = found || set[n.Stem]
 		}
 		if !found {
 			return true
@@ -256,32 +258,23 @@ func documentSentences(d agent.Document) []docSentence {
 	heading := ""
 	pos := 0
 	lines := unwrap(clip(d.Content, maxDocText))
-	var header []string // column names of the table being read
 	for i, line := range lines {
 		if pos >= maxSentences {
 			break
 		}
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "|") {
-			cells := tableCells(t)
-			switch {
-			case isTableSeparator(cells):
-				continue
-			case i+1 < len(lines) && isTableSeparator(tableCells(strings.TrimSpace(lines[i+1]))):
-				header = cells // the row above |---| names the columns
-				continue
-			}
-			line = tableRow(header, cells)
-			if line == "" {
-				continue
-			}
-		} else {
-			header = nil
-			if strings.HasPrefix(t, "#") || looksLikeHeading(t) {
-				heading = strings.TrimSpace(strings.TrimLeft(t, "#"))
-				continue
-			}
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "#") || looksLikeHeading(t) {
+			heading = strings.TrimSpace(strings.TrimLeft(t, "#"))
+			continue
 		}
-		for j, s := range splitSentences(stripBullet(line), maxSentences-pos) {
+		if strings.Contains(t, " · ") {
+			// A table row as ingest writes it ("- Priority: Medium ·
+			// Response: …") is one fact: its cells are not sentences.
+			pos++
+			out = append(out, docSentence{text: words.StripBullet(t), heading: heading, pos: pos, para: i})
+			continue
+		}
+		for j, s := range words.Sentences(words.StripBullet(line), maxSentences-pos) {
 			pos++
 			out = append(out, docSentence{text: s, heading: heading, pos: pos, para: i, tail: i == 0 && j == 0 && startsLower(s)})
 		}
@@ -343,7 +336,7 @@ func graphRows(docs []agent.Document, kws []keyword, ents []string, excluded []s
 		}
 		n := 0
 		for _, line := range strings.Split(clip(d.Content, maxDocText), "\n") {
-			line = strings.TrimSpace(stripBullet(line))
+			line = strings.TrimSpace(words.StripBullet(line))
 			if line == "" || n >= maxRowsInDoc || len(matched) >= maxRows {
 				continue
 			}
@@ -477,9 +470,9 @@ func rowMatches(line string, kws []keyword, ents []string) bool {
 	return false
 }
 
-// cite puts the citation before a sentence's final punctuation, where it
+// citeSentence puts the citation before a sentence's final punctuation, where it
 // stays attached when the answer is split into sentences again.
-func cite(s string, n int) string {
+func citeSentence(s string, n int) string {
 	marker := " [" + strconv.Itoa(n) + "]"
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -509,65 +502,11 @@ func balanceBold(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "**", "")), " ")
 }
 
-// tableCells splits a Markdown table row "| a | b |" into its trimmed cells.
-func tableCells(row string) []string {
-	row = strings.TrimSpace(row)
-	row = strings.TrimPrefix(row, "|")
-	row = strings.TrimSuffix(row, "|")
-	cells := strings.Split(row, "|")
-	for i, c := range cells {
-		cells[i] = strings.TrimSpace(c)
-	}
-	return cells
-}
-
-// isTableSeparator reports whether cells are a header separator: |---|:--:|.
-func isTableSeparator(cells []string) bool {
-	if len(cells) == 0 {
-		return false
-	}
-	for _, c := range cells {
-		if strings.Trim(c, "-: ") != "" || !strings.Contains(c, "-") {
-			return false
-		}
-	}
-	return true
-}
-
-// tableRow writes a table row as a sentence that can be quoted alone:
-// "Col: value, Col: value" (columns apart by "; " when a cell holds a
-// comma). The first cell names the row, so it stands
-// alone when its column has no name; empty cells are left out. Without a
-// header (a chunk that starts mid-table) the cells are joined by commas.
-func tableRow(header, cells []string) string {
-	var parts []string
-	for j, c := range cells {
-		if c == "" {
-			continue
-		}
-		if j < len(header) && header[j] != "" && len(header) == len(cells) {
-			parts = append(parts, header[j]+": "+c)
-		} else {
-			parts = append(parts, c)
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	sep := ", "
-	for _, c := range cells {
-		if strings.Contains(c, ",") {
-			sep = "; " // "City: London, Paris; Limit: 220 EUR" stays readable
-		}
-	}
-	return strings.Join(parts, sep) + "."
-}
-
 // normaliseClaim reduces a sentence to lowercase words so that claims can
 // be compared whatever their punctuation and citations.
 func normaliseClaim(s string) string {
-	s, _ = stripCitations(s)
-	return strings.Join(lowers(tokens(s)), " ")
+	s, _ = cite.Strip(s)
+	return strings.Join(lowers(words.Tokens(s)), " ")
 }
 
 // minClaim is the shortest normalised claim used for exclusion; shorter
@@ -626,7 +565,7 @@ func unwrap(text string) []string {
 		case strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|"):
 			flush()
 			out = append(out, t)
-		case stripBullet(t) != t:
+		case words.StripBullet(t) != t:
 			// A list item starts a paragraph of its own; its indented
 			// continuation lines join it, so that a sentence wrapped
 			// inside an item (even inside **bold**) is quoted whole.
@@ -658,4 +597,13 @@ func startsLower(s string) bool {
 		return unicode.IsLower(r)
 	}
 	return false
+}
+
+// citeAll writes [1][2]… for documents 1..n, at most five.
+func citeAll(n int) string {
+	var b strings.Builder
+	for i := 1; i <= min(n, 5); i++ {
+		b.WriteString("[" + strconv.Itoa(i) + "]")
+	}
+	return b.String()
 }

@@ -105,9 +105,6 @@ func matchKeywords(kws []keyword, set map[string]bool) keywordMatch {
 		}
 		m.allGeneric = m.allGeneric && k.weight < 1
 		if share == 0 {
-			if countsSpecific && reverseSynonymIn(k, set) {
-				m.specificGot += synonymShare // "reimbursement" in a refund document
-			}
 			continue
 		}
 		if !part {
@@ -121,11 +118,11 @@ func matchKeywords(kws []keyword, set map[string]bool) keywordMatch {
 		}
 		switch {
 		case via == "":
-			m.matched = append(m.matched, k.lower)
+			m.matched = append(m.matched, k.Lower)
 		case !part:
-			m.matched = append(m.matched, fmt.Sprintf("%s (as %s)", k.lower, via))
+			m.matched = append(m.matched, fmt.Sprintf("%s (as %s)", k.Lower, via))
 		default:
-			m.matched = append(m.matched, fmt.Sprintf("%s (%s only)", k.lower, via))
+			m.matched = append(m.matched, fmt.Sprintf("%s (%s only)", k.Lower, via))
 		}
 	}
 	return m
@@ -194,30 +191,4 @@ func listWords(ws []string) string {
 		return strings.Join(ws[:6], ", ") + fmt.Sprintf(" and %d more", len(ws)-6)
 	}
 	return joinList(ws)
-}
-
-// reverseSynonyms maps the stem of a one-word synonym to the stems of the
-// words it stands for: "reimbursement" to "refund" and "expense".
-var reverseSynonyms = func() map[string][]string {
-	m := make(map[string][]string)
-	for k, stems := range synonymStems {
-		for _, st := range stems {
-			if len(st) == 1 {
-				m[st[0]] = append(m[st[0]], k)
-			}
-		}
-	}
-	return m
-}()
-
-// reverseSynonymIn reports whether the stem set holds a word that k is a
-// synonym of. The specific-share test uses it, so that a question in the
-// document's less usual words still finds its topics.
-func reverseSynonymIn(k keyword, set map[string]bool) bool {
-	for _, w := range reverseSynonyms[keyOf(k)] {
-		if set[w] {
-			return true
-		}
-	}
-	return false
 }

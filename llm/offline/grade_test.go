@@ -43,36 +43,37 @@ func TestGrade(t *testing.T) {
 	}{
 		{"direct match", "What is our refund policy?", refund, true, "refund"},
 		{"plural and case", "How do REFUNDS work?", refund, true, "refunds"},
-		{"synonym", "Can I get reimbursement for returns?", refund, true, "return"},
+		{"synonym", "How long do we retain logs?", agent.Document{
+			Title: "Logging", Content: "Log retention is 30 days.", Route: agent.RouteVector,
+		}, true, "retain (as retention)"},
 		{"unrelated", "How do I reset my VPN password?", refund, false, "no keywords"},
-		{"generic words only", "What is our data retention policy for EU customers?", refund, false, "only"},
+		{"vague words only", "What is the way to do things at the office?", agent.Document{
+			Title: "Ways of working", Content: "There is a way to do things, and it is written down.", Route: agent.RouteVector,
+		}, false, "only"},
 		{"most keywords", "What is our data retention policy for EU customers?", retention, true, "retention"},
 		{"below share", "What is the travel expense approval limit for contractors in Asia?", expenses, false, "only"},
 		{"no keywords", "what is it?", refund, false, "no keywords"},
 		{"one of two topics", "What is our parental leave policy?", agent.Document{
 			Title: "Offboarding", Content: "When someone leaves, all access is removed on their last working day.", Route: agent.RouteVector,
-		}, false, "too few"},
+		}, false, "only leave"},
 		{"how word is no topic", "How long is a work cycle?", agent.Document{
 			Title: "How we work", Content: "We work in 6-week cycles.", Route: agent.RouteVector,
 		}, true, "cycle"},
-		// The thesaurus and word forms.
-		{"thesaurus", "How long do we hold on to CVs from people who applied for a job?", agent.Document{
-			Title: "Retention periods", Content: "Job applicant data: kept for 6 months after the role is filled.", Route: agent.RouteVector,
-		}, true, "cvs (as applicant)"},
+		// Related words (WordNet) and word forms.
+		{"derived form", "Who can approve a deployment?", agent.Document{
+			Title: "Releases", Content: "Only the on-call lead may approve when we deploy.", Route: agent.RouteVector,
+		}, true, "deployment"},
 		{"irregular form", "Is there a cap on expenses after losing the receipt?", expenses2, true, "losing"},
-		{"phrase", "When can I sign up for health insurance?", agent.Document{
-			Title: "Medical insurance", Content: "Open enrollment is in November every year.", Route: agent.RouteVector,
-		}, true, "sign up (as enroll)"},
-		{"part of a phrase", "When are performance reviews held?", agent.Document{
-			Title: "Reviews", Content: "Reviews are held every year in March.", Route: agent.RouteVector,
-		}, true, "performance reviews (reviews only)"},
+		{"part of a phrase", "When are public holidays announced?", agent.Document{
+			Title: "Holidays", Content: "Holidays are announced every year in December.", Route: agent.RouteVector,
+		}, false, "public holidays (holidays only)"}, // half of the one topic
 		// Words that shape the question do not make a document relevant.
 		{"numbers are no topic", "What payout do I get if I am laid off after three years?", agent.Document{
 			Title: "Sabbatical", Content: "Every three years employees may take a 6-week paid sabbatical.", Route: agent.RouteVector,
 		}, false, "only years"},
-		{"light words are no topic", "Can I take a cab to the client?", agent.Document{
+		{"vague words are not enough", "Can I take a cab to the client?", agent.Document{
 			Title: "Trains", Content: "Take the train when the journey takes less than 5 hours.", Route: agent.RouteVector,
-		}, false, "no keywords"},
+		}, false, "only take"},
 		{"caps are no topic", "Is there a limit on gifts?", agent.Document{
 			Title: "Hotels", Content: "Hotels are reimbursed up to a nightly limit.", Route: agent.RouteVector,
 		}, false, "no keywords"},

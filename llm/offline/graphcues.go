@@ -25,7 +25,7 @@ import (
 // a question that uses capitals is left out: in "Who should produce the
 // cycle report?" the word is not the category Produce. A question typed
 // all in lower case keeps every name.
-func mentioned(q string, toks []token, idx *graphwalk.Index) []*graphwalk.Entity {
+func mentioned(q string, toks []words.Token, idx *graphwalk.Index) []*graphwalk.Entity {
 	ents := idx.Mentions(q)
 	if len(ents) == 0 || q == strings.ToLower(q) {
 		return ents
@@ -42,9 +42,9 @@ func mentioned(q string, toks []token, idx *graphwalk.Index) []*graphwalk.Entity
 
 // capitalised reports whether the word w is written with a capital in
 // toks.
-func capitalised(toks []token, w string) bool {
+func capitalised(toks []words.Token, w string) bool {
 	for _, t := range toks {
-		if t.lower == w && t.text != t.lower {
+		if t.Lower == w && t.Text != t.Lower {
 			return true
 		}
 	}
@@ -53,9 +53,9 @@ func capitalised(toks []token, w string) bool {
 
 // shape is what the router reads of a question's form.
 type shape struct {
-	lead string  // who, which, what, where or how: the question word it opens with; "" for none
-	next []token // the words after the question word, to the end of its sentence
-	self bool    // the words after the question word are about the asker: I, me, my
+	lead string        // who, which, what, where or how: the question word it opens with; "" for none
+	next []words.Token // the words after the question word, to the end of its sentence
+	self bool          // the words after the question word are about the asker: I, me, my
 }
 
 // leadWords are the question words a shape can open with, by kind.
@@ -80,16 +80,16 @@ var selfWords = setOf(`i me my mine myself im ive id`)
 // "Our laptop broke. Who supplies the screens?" it is the second.
 func shapeOf(q string) shape {
 	for _, sentence := range strings.FieldsFunc(q, func(r rune) bool { return strings.ContainsRune(".?!;:\n", r) }) {
-		toks := tokens(sentence)
+		toks := words.Tokens(sentence)
 		for i, t := range toks {
-			if kind, ok := leadWords[t.lower]; ok {
+			if kind, ok := leadWords[t.Lower]; ok {
 				sh := shape{lead: kind, next: toks[i+1:]}
 				for _, n := range sh.next {
-					sh.self = sh.self || selfWords[n.lower]
+					sh.self = sh.self || selfWords[n.Lower]
 				}
 				return sh
 			}
-			if !leadFillers[t.lower] {
+			if !leadFillers[t.Lower] {
 				break
 			}
 		}
@@ -148,7 +148,7 @@ benefit salary bonus insurance pension password`)
 
 // entityCue reports whether a question that names a known entity has the
 // form of a relational question (see the comment at the top of the file).
-func entityCue(sh shape, toks []token, padded string, idx *graphwalk.Index) bool {
+func entityCue(sh shape, toks []words.Token, padded string, idx *graphwalk.Index) bool {
 	if sh.lead == "" || sh.self || docTopic(toks) || hasAny(padded, generalPhrases) {
 		return false
 	}
@@ -160,7 +160,7 @@ func entityCue(sh shape, toks []token, padded string, idx *graphwalk.Index) bool
 	case "where": // "Where do we get Tofu from?", "Where is Kestrel based?"
 		return anyLower(toks, sourceVerbs) || attribute(toks)
 	case "how": // "How many units of Chai has Alfreds bought?", "How much does the Lumen Gateway cost?"
-		return len(sh.next) > 0 && (sh.next[0].lower == "many" || sh.next[0].lower == "much") &&
+		return len(sh.next) > 0 && (sh.next[0].Lower == "many" || sh.next[0].Lower == "much") &&
 			(transfers(toks) || attribute(toks))
 	}
 	return false
@@ -169,7 +169,7 @@ func entityCue(sh shape, toks []token, padded string, idx *graphwalk.Index) bool
 // labelCue reports whether a question that names no entity asks which
 // entities of a label have a property: "Which products have been
 // discontinued?", "Which employee has the highest sales?"
-func labelCue(sh shape, toks []token, idx *graphwalk.Index) bool {
+func labelCue(sh shape, toks []words.Token, idx *graphwalk.Index) bool {
 	if (sh.lead != "which" && sh.lead != "what") || sh.self || docTopic(toks) {
 		return false
 	}
@@ -182,9 +182,9 @@ func labelCue(sh shape, toks []token, idx *graphwalk.Index) bool {
 // asksParty reports whether the words right after which/what ask for a
 // party or for entities of a label: "which company", "what category",
 // "which of the customers".
-func asksParty(next []token, idx *graphwalk.Index) bool {
+func asksParty(next []words.Token, idx *graphwalk.Index) bool {
 	for _, t := range next[:min(len(next), 3)] {
-		if partyNouns[t.stem] || relationNouns[t.stem] {
+		if partyNouns[t.Stem] || relationNouns[t.Stem] {
 			return true
 		}
 	}
@@ -193,9 +193,9 @@ func asksParty(next []token, idx *graphwalk.Index) bool {
 
 // namesLabel reports whether one of the first three words names a label
 // of the graph ("customers" → Customer).
-func namesLabel(next []token, idx *graphwalk.Index) bool {
+func namesLabel(next []words.Token, idx *graphwalk.Index) bool {
 	for _, t := range next[:min(len(next), 3)] {
-		if _, ok := idx.Label(t.lower); ok {
+		if _, ok := idx.Label(t.Lower); ok {
 			return true
 		}
 	}
@@ -204,31 +204,31 @@ func namesLabel(next []token, idx *graphwalk.Index) bool {
 
 // transfers reports whether a question says that something passes
 // between parties: a transfer verb, or a receiving verb with "from".
-func transfers(toks []token) bool {
+func transfers(toks []words.Token) bool {
 	from := false
 	for _, t := range toks {
-		from = from || t.lower == "from"
+		from = from || t.Lower == "from"
 	}
 	return anyLower(toks, transferVerbs) || (from && anyLower(toks, receiveVerbs))
 }
 
-func attribute(toks []token) bool { return anyLower(toks, attributeWords) }
+func attribute(toks []words.Token) bool { return anyLower(toks, attributeWords) }
 
 // docTopic reports whether a question names something the documents
 // govern: a policy, a warranty, a refund, an allowance. "How", a document
 // word for the older rules ("how do I…"), is a question word here.
-func docTopic(toks []token) bool {
+func docTopic(toks []words.Token) bool {
 	for _, t := range toks {
-		if docTopics[t.stem] || (docWords[t.lower] && t.lower != "how") {
+		if docTopics[t.Stem] || (docWords[t.Lower] && t.Lower != "how") {
 			return true
 		}
 	}
 	return false
 }
 
-func anyLower(toks []token, set map[string]bool) bool {
+func anyLower(toks []words.Token, set map[string]bool) bool {
 	for _, t := range toks {
-		if set[t.lower] {
+		if set[t.Lower] {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // maxQueryTerms bounds a rewritten query; search backends gain nothing from
@@ -22,8 +23,8 @@ const maxQueryTerms = 16
 //
 //  0. the question itself, for a route that has not seen it (a switch);
 //  1. the keywords alone, without the question's filler words;
-//  2. the keywords plus their synonyms from the thesaurus (refund →
-//     reimbursement, money back; see synonyms.go), for documents that use
+//  2. the keywords plus their related words from WordNet (retain →
+//     retention, car → automobile; see related.go), for documents that use
 //     other words;
 //  3. only the two or three most specific keywords, for documents that
 //     mention the topic without the rest of the question's words;
@@ -62,8 +63,8 @@ func (b *Brain) Rewrite(ctx context.Context, req agent.RewriteRequest) (agent.Re
 func queryIdeas(question string, tried []agent.Tried) []string {
 	var ideas []string
 	add := func(q string) {
-		if q = strings.TrimSpace(q); q != "" {
-			ideas = append(ideas, q)
+		if q = strings.TrimSpace(q); q != "" && !slices.Contains(ideas, q) {
+			ideas = append(ideas, q) // one idea once: a word may have no related words
 		}
 	}
 	add(strings.Join(strings.Fields(clip(question, 1000)), " "))
@@ -125,7 +126,7 @@ func (b *Brain) rewriteRoute(ctx context.Context, question string, req agent.Rew
 			return agent.RouteGraph, names[0].what + " is in the knowledge graph", nil
 		}
 		if req.Route == agent.RouteWeb && can(agent.RouteVector) && asked(agent.RouteVector) == 0 {
-			toks := tokens(question)
+			toks := words.Tokens(question)
 			if hasAny(" "+strings.Join(lowers(toks), " ")+" ", internalWords) {
 				return agent.RouteVector, "the web had nothing; it may be in our documents", nil
 			}
@@ -145,8 +146,8 @@ func (b *Brain) rewriteRoute(ctx context.Context, question string, req agent.Rew
 // only the graph's shape ("Who supplies Globex?") stays with the graph,
 // which knows who supplies whom even when it does not know Globex.
 func aboutDocuments(question string) bool {
-	for _, t := range tokens(question) {
-		if docWords[t.lower] {
+	for _, t := range words.Tokens(question) {
+		if docWords[t.Lower] {
 			return true
 		}
 	}
@@ -171,7 +172,7 @@ func (b *Brain) graphNames(ctx context.Context, question string) ([]graphName, e
 	if err != nil || idx == nil {
 		return nil, err
 	}
-	toks := tokens(question)
+	toks := words.Tokens(question)
 	cased := question != strings.ToLower(question)
 	var out []graphName
 	for _, e := range idx.Match(question) {
@@ -190,19 +191,19 @@ func (b *Brain) graphNames(ctx context.Context, question string) ([]graphName, e
 // writtenAsName reports whether the words of name occur in toks with a
 // capital letter among them. A name the tokens cannot find (other
 // punctuation than the index's) counts as written as a name.
-func writtenAsName(toks []token, name string) bool {
-	want := tokens(name)
+func writtenAsName(toks []words.Token, name string) bool {
+	want := words.Tokens(name)
 	if len(want) == 0 {
 		return false
 	}
 	for i := 0; i+len(want) <= len(toks); i++ {
 		match, upper := true, false
 		for j, w := range want {
-			if toks[i+j].lower != w.lower {
+			if toks[i+j].Lower != w.Lower {
 				match = false
 				break
 			}
-			upper = upper || strings.IndexFunc(toks[i+j].text, unicode.IsUpper) >= 0
+			upper = upper || strings.IndexFunc(toks[i+j].Text, unicode.IsUpper) >= 0
 		}
 		if match {
 			return upper
@@ -223,7 +224,7 @@ func article(noun string) string {
 func plainQuery(kws []keyword) string {
 	var ws []string
 	for _, k := range kws[:min(len(kws), maxQueryTerms)] {
-		ws = append(ws, k.lower)
+		ws = append(ws, k.Lower)
 	}
 	return strings.Join(ws, " ")
 }
@@ -233,12 +234,13 @@ func plainQuery(kws []keyword) string {
 func stemQuery(kws []keyword) string {
 	var ws []string
 	for _, k := range kws[:min(len(kws), maxQueryTerms)] {
-		ws = append(ws, k.stem)
+		ws = append(ws, k.Stem)
 	}
 	return strings.Join(ws, " ")
 }
 
-// expandedQuery is the keywords followed by their synonyms: the first
+// expandedQuery is the keywords followed by their related words (WordNet's
+// derived forms and synonyms, see relatedTo): the first
 // synonym of each specific keyword, then of each generic one, then the
 // second of each, and so on, so that every keyword is represented before
 // the query is full. Frame words ("how long", "limit") get none: they are
@@ -253,11 +255,15 @@ func expandedQuery(kws []keyword) string {
 		}
 	}
 	for _, k := range kws {
-		add(k.lower)
+		add(k.Lower)
 	}
 	var specific, rest [][]string
 	for _, k := range kws {
-		switch syns := synonymsOf(k); {
+		var syns []string
+		for _, r := range relatedTo(k.Lower) {
+			syns = append(syns, r.text)
+		}
+		switch {
 		case len(syns) == 0 || k.frame:
 		case k.weight == 1:
 			specific = append(specific, syns)
@@ -303,13 +309,13 @@ func specificQuery(kws []keyword) string {
 			}
 			return 1
 		}
-		return len(kb.lower) - len(ka.lower)
+		return len(kb.Lower) - len(ka.Lower)
 	})
 	idx = idx[:n]
 	slices.Sort(idx)
 	ws := make([]string, 0, n)
 	for _, i := range idx {
-		ws = append(ws, kws[i].lower)
+		ws = append(ws, kws[i].Lower)
 	}
 	return strings.Join(ws, " ")
 }

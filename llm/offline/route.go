@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/calc"
 	"github.com/switchboard/switchboard/graphwalk"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // Route reasons. They are shown to users next to the route.
@@ -22,61 +24,81 @@ const (
 //  1. arithmetic or a unit conversion the calculator can evaluate →
 //     direct;
 //  2. a greeting or "who are you" → direct;
-//  3. a clear sign of current events (news, weather, "this morning",
-//     "current price") → web;
+//  3. current events: news words ("news", "weather", "stock price"), or a
+//     time word with an event word ("announced this week", "released
+//     today") in a question that is not about our own things → web
+//     (currentEvents);
 //  4. a question about relations between entities → graph: who/which with a
 //     relation word ("supplies", "suppliers", "reports to"), a known entity
 //     with a relation word, "top 3 customers", or a name or label of the
 //     graph's entity index in a relational form ("Who makes Chai?",
 //     "Which category is Tofu in?"; see graphcues.go);
-//  5. a weaker sign of time ("today", "latest", "announced") → web, unless
-//     the question is about "our" things, where "our latest policy" is an
-//     internal document;
+//  5. a time word with a name of someone else ("Is PagerDuty down right
+//     now?") → web;
 //  6. a general-knowledge question ("Who wrote Hamlet?", "What is the
 //     capital of France?") with no sign of the company, of a known entity
 //     or of current events → direct;
 //  7. anything else → vector.
-//
-// Graph comes before the weak time words so that "Who supplies Acme now?"
-// asks the graph.
 func (b *Brain) Route(ctx context.Context, question string) (agent.RouteDecision, error) {
-	if err := ctx.Err(); err != nil {
-		return agent.RouteDecision{}, err
-	}
-	q := clip(question, maxQuestion)
-	if _, reason, ok := calculate(q); ok {
-		return agent.RouteDecision{Route: agent.RouteDirect, Reason: reason}, nil
-	}
-	toks := tokens(q)
-	lower := " " + strings.Join(lowers(toks), " ") + " "
-	if r, ok := smallTalk(toks, lower); ok {
-		return agent.RouteDecision{Route: agent.RouteDirect, Reason: r}, nil
-	}
-	if hasAny(lower, strongWeb) {
-		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
-	}
-	idx, err := b.index(ctx)
-	if err != nil {
-		return agent.RouteDecision{}, err
-	}
-	ents := mentioned(q, toks, idx)
-	if reason, ok := isGraph(q, toks, lower, ents, idx); ok {
-		return agent.RouteDecision{Route: agent.RouteGraph, Reason: reason}, nil
-	}
-	if hasAny(lower, weakWeb) && !hasAny(lower, internalWords) {
-		return agent.RouteDecision{Route: agent.RouteWeb, Reason: reasonWeb}, nil
-	}
-	if len(ents) == 0 && generalKnowledge(toks, lower) {
-		return agent.RouteDecision{Route: agent.RouteDirect, Reason: reasonGeneral}, nil
+	d, ok, err := b.route(ctx, question, false)
+	if err != nil || ok {
+		return d, err
 	}
 	return agent.RouteDecision{Route: agent.RouteVector, Reason: reasonVector}, nil
 }
 
+// EvidentRoute is Route where the evidence is plain (issue 22): a
+// calculation that parses, a question about current events, one that names
+// an entity of the knowledge graph with a relation. The agent takes it
+// before asking a model's router: a small model sent arithmetic, current
+// events and graph relations alike to the documents. ok is false for any
+// other question, which the model's router decides.
+func (b *Brain) EvidentRoute(ctx context.Context, question string) (agent.RouteDecision, bool, error) {
+	return b.route(ctx, question, true)
+}
+
+// route applies the rules of Route; evident keeps to those of EvidentRoute.
+func (b *Brain) route(ctx context.Context, question string, evident bool) (agent.RouteDecision, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return agent.RouteDecision{}, false, err
+	}
+	decided := func(r agent.Route, reason string) (agent.RouteDecision, bool, error) {
+		return agent.RouteDecision{Route: r, Reason: reason}, true, nil
+	}
+	q := clip(question, maxQuestion)
+	if _, reason, ok := calc.Answer(q); ok {
+		return decided(agent.RouteDirect, reason)
+	}
+	toks := words.Tokens(q)
+	lower := " " + strings.Join(lowers(toks), " ") + " "
+	if r, ok := smallTalk(toks, lower); ok && !evident {
+		return decided(agent.RouteDirect, r)
+	}
+	if currentEvents(lower) {
+		return decided(agent.RouteWeb, reasonWeb)
+	}
+	idx, err := b.index(ctx)
+	if err != nil {
+		return agent.RouteDecision{}, false, err
+	}
+	ents := mentioned(q, toks, idx)
+	if reason, ok := isGraph(q, toks, lower, ents, idx); ok && (len(ents) > 0 || !evident) {
+		return decided(agent.RouteGraph, reason)
+	}
+	if nowAboutOthers(q, toks, lower) {
+		return decided(agent.RouteWeb, reasonWeb)
+	}
+	if len(ents) == 0 && !evident && generalKnowledge(toks, lower) {
+		return decided(agent.RouteDirect, reasonGeneral)
+	}
+	return agent.RouteDecision{}, false, nil
+}
+
 // lowers returns the lowercase form of each token.
-func lowers(toks []token) []string {
+func lowers(toks []words.Token) []string {
 	out := make([]string, len(toks))
 	for i, t := range toks {
-		out[i] = t.lower
+		out[i] = t.Lower
 	}
 	return out
 }
@@ -99,18 +121,26 @@ func hasAny(padded string, phrases []string) bool {
 	return false
 }
 
-// Words that send a question to the web. Strong ones do so always; weak
-// ones only when the question is not about the company's own things.
+// Words that send a question to the web. News words do so on their own.
+// A time word ("today", "right now", "last night") does not: "How many
+// people are on the rotation right now?" and "What did they say on last
+// night's call?" are about the team's own records. A question is about
+// current events when a time word comes with an event word (something
+// announced, released, launched, happening), and it is not about the
+// company's own things.
 var (
-	strongWeb = []string{
-		"news", "headline", "headlines", "weather", "forecast", "this morning", "this afternoon",
-		"tonight", "right now", "current price", "stock price", "share price", "exchange rate",
-		"stock market", "breaking", "last night",
+	newsWords = []string{
+		"news", "headline", "headlines", "weather", "forecast", "current price", "stock price",
+		"share price", "exchange rate", "stock market", "breaking",
 	}
-	weakWeb = []string{
-		"now", "today", "todays", "yesterday", "latest", "currently", "this week", "recent",
-		"recently", "announc*", "stock", "stocks", "price", "prices", "release", "released",
-		"election", "score",
+	nowWords = []string{
+		"now", "right now", "today", "todays", "tonight", "yesterday", "this morning",
+		"this afternoon", "this week", "this month", "latest", "currently", "recent", "recently",
+		"last night",
+	}
+	eventWords = []string{
+		"announc*", "releas*", "launch*", "happen*", "unveil*", "price", "prices", "stock", "stocks",
+		"election", "score", "scores", "won", "win", "publish*", "article", "articles",
 	}
 	// internalWords include the asker ("When do I have to post my plan
 	// this week?") and notice periods ("How far in advance is maintenance
@@ -121,6 +151,42 @@ var (
 		"in advance", "notice",
 	}
 )
+
+// currentEvents reports whether a question asks about current events: a
+// news word, or a time word with an event word, in a question that is not
+// about our own things.
+func currentEvents(padded string) bool {
+	if hasAny(padded, newsWords) {
+		return true
+	}
+	return hasAny(padded, nowWords) && hasAny(padded, eventWords) && !hasAny(padded, internalWords)
+}
+
+// nowAboutOthers reports whether a question binds a name of someone else
+// to now ("Is PagerDuty down right now?", "Is Go 1.27 out today?"). It is
+// asked after the graph, so that "Who supplies Acme now?" stays there.
+func nowAboutOthers(q string, toks []words.Token, padded string) bool {
+	if !hasAny(padded, nowWords) || hasAny(padded, internalWords) {
+		return false
+	}
+	for i, t := range toks {
+		if i > 0 && t.Text != strings.ToLower(t.Text) && !sentenceStart(q, t.Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceStart reports whether word starts a sentence of q ("Uptime
+// dipped. How much …": "How" names no one).
+func sentenceStart(q, word string) bool {
+	for _, s := range words.Sentences(q, maxSentences) {
+		if strings.HasPrefix(strings.TrimSpace(s), word) {
+			return true
+		}
+	}
+	return false
+}
 
 // greetingWords make up a greeting when every word of a question is one.
 var greetingWords = setOf(`hi hello hey heya hiya yo howdy greetings good morning afternoon evening
@@ -137,18 +203,18 @@ var identityExact = setOf(`help`)
 
 // smallTalk recognises greetings and questions about the bot, which the
 // direct route answers without looking anything up.
-func smallTalk(toks []token, padded string) (string, bool) {
+func smallTalk(toks []words.Token, padded string) (string, bool) {
 	if len(toks) == 0 || len(toks) > 8 {
 		return "", false
 	}
 	all := true
 	for _, t := range toks {
-		all = all && greetingWords[t.lower]
+		all = all && greetingWords[t.Lower]
 	}
 	if all {
 		return reasonGreeting, true
 	}
-	if len(toks) == 1 && identityExact[toks[0].lower] {
+	if len(toks) == 1 && identityExact[toks[0].Lower] {
 		return reasonIdentity, true
 	}
 	for _, p := range identityPhrases {
@@ -200,21 +266,21 @@ some no`)
 //     the revenue of Mapleridge Health?";
 //   - it names a label of the graph and asks which of them has a property
 //     (labelCue): "Which products have been discontinued?".
-func isGraph(q string, toks []token, padded string, ents []*graphwalk.Entity, idx *graphwalk.Index) (string, bool) {
+func isGraph(q string, toks []words.Token, padded string, ents []*graphwalk.Entity, idx *graphwalk.Index) (string, bool) {
 	var verb, doc bool
 	var nouns []string
 	seenNoun := make(map[string]bool)
 	for i, t := range toks {
 		switch {
-		case relationVerbs[t.stem] && t.lower != "own": // "my own laptop" relates nothing
-			verb = verb || i == 0 || !nounMarkers[toks[i-1].lower]
-		case relationNouns[t.stem]:
-			if !seenNoun[t.stem] {
-				seenNoun[t.stem] = true
-				nouns = append(nouns, plural(t.stem))
+		case relationVerbs[t.Stem] && t.Lower != "own": // "my own laptop" relates nothing
+			verb = verb || i == 0 || !nounMarkers[toks[i-1].Lower]
+		case relationNouns[t.Stem]:
+			if !seenNoun[t.Stem] {
+				seenNoun[t.Stem] = true
+				nouns = append(nouns, plural(t.Stem))
 			}
 		}
-		doc = doc || docWords[t.lower]
+		doc = doc || docWords[t.Lower]
 	}
 	verb = verb || hasAny(padded, relationPhrases)
 	sh := shapeOf(q)
@@ -247,10 +313,10 @@ func plural(stem string) string {
 }
 
 // stemsOf is setOf for stems, so that the lists can be written in plain words.
-func stemsOf(words string) map[string]bool {
+func stemsOf(list string) map[string]bool {
 	m := make(map[string]bool)
-	for _, w := range strings.Fields(words) {
-		m[stem(w)] = true
+	for _, w := range strings.Fields(list) {
+		m[words.Stem(w)] = true
 	}
 	return m
 }
@@ -259,16 +325,16 @@ func stemsOf(words string) map[string]bool {
 // clients": a ranking word, at most two words, then a relation noun; or a
 // ranking word that cannot mean "important" ("top 3 products", not "key
 // product features") and a word naming one of the graph's labels.
-func topN(toks []token, idx *graphwalk.Index) bool {
+func topN(toks []words.Token, idx *graphwalk.Index) bool {
 	for i, t := range toks {
-		if !topWords[t.lower] {
+		if !topWords[t.Lower] {
 			continue
 		}
 		for j := i + 1; j < len(toks) && j <= i+3; j++ {
-			if relationNouns[toks[j].stem] {
+			if relationNouns[toks[j].Stem] {
 				return true
 			}
-			if _, ok := idx.Label(toks[j].lower); ok && rankWords[t.lower] {
+			if _, ok := idx.Label(toks[j].Lower); ok && rankWords[t.Lower] {
 				return true
 			}
 		}
@@ -327,23 +393,23 @@ invoices sla support switchboard`)
 // of, what year did, how far/tall/big is the, define X, what does X mean,
 // translate. It never holds for a question with a company cue or a
 // current-events cue.
-func generalKnowledge(toks []token, padded string) bool {
-	if len(toks) < 2 || hasAny(padded, strongWeb) || hasAny(padded, weakWeb) || hasAny(padded, internalWords) {
+func generalKnowledge(toks []words.Token, padded string) bool {
+	if len(toks) < 2 || hasAny(padded, newsWords) || hasAny(padded, nowWords) || hasAny(padded, internalWords) {
 		return false
 	}
 	for _, t := range toks {
-		if companyWords[t.lower] {
+		if companyWords[t.Lower] {
 			return false
 		}
 	}
 	if hasAny(padded, generalPhrases) {
 		return true
 	}
-	first, last := toks[0].lower, toks[len(toks)-1].lower
+	first, last := toks[0].Lower, toks[len(toks)-1].Lower
 	switch {
 	case first == "define" || first == "translate":
 		return plainTerm(toks[1:])
-	case len(toks) >= 4 && first == "what" && toks[1].lower == "does" && last == "mean":
+	case len(toks) >= 4 && first == "what" && toks[1].Lower == "does" && last == "mean":
 		return plainTerm(toks[2 : len(toks)-1])
 	}
 	return false
@@ -352,15 +418,15 @@ func generalKnowledge(toks []token, padded string) bool {
 // plainTerm reports whether the words to define or translate look like
 // ordinary language rather than jargon: no acronyms ("SLA", "RTO") and no
 // codes with digits ("P1"), which are more likely defined in our documents.
-func plainTerm(toks []token) bool {
+func plainTerm(toks []words.Token) bool {
 	if len(toks) == 0 {
 		return false
 	}
 	for _, t := range toks {
-		if strings.ContainsAny(t.text, "0123456789") {
+		if strings.ContainsAny(t.Text, "0123456789") {
 			return false
 		}
-		if n := len([]rune(t.text)); n >= 2 && t.text == strings.ToUpper(t.text) {
+		if n := len([]rune(t.Text)); n >= 2 && t.Text == strings.ToUpper(t.Text) {
 			return false
 		}
 	}

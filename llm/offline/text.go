@@ -1,8 +1,6 @@
 package offline
 
 import (
-	"math"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -31,202 +29,26 @@ const (
 // package has many variables called text.
 func clip(s string, n int) string { return text.ClipBytes(s, n) }
 
-// token is one word of a text: as written, lowercased, and stemmed.
-type token struct {
-	text  string // as written, e.g. "Suppliers"
-	lower string // "suppliers"
-	stem  string // "supplier"
-}
-
-var apostrophes = strings.NewReplacer("'", "", "’", "")
-
-// tokens splits s into words of letters and digits, skipping URLs. An
-// apostrophe inside a word is dropped ("don't" is "dont") and a trailing
-// "'s" removed ("Acme's" is "acme"), so possessives match the bare name.
-func tokens(s string) []token {
-	var out []token
-	start := -1
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		w := strings.Trim(s[start:end], "'’")
-		start = -1
-		if w == "" {
-			return
-		}
-		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
-		lower := strings.ToLower(w)
-		if strings.ContainsAny(lower, "'’") {
-			lower = apostrophes.Replace(lower)
-		}
-		if lower == "" {
-			return
-		}
-		st := stem(lower)
-		if isAcronymPlural(w) {
-			st = lower[:len(lower)-1] // "CVs" is CV, "APIs" API
-		}
-		out = append(out, token{text: w, lower: lower, stem: st})
-	}
-	for i := 0; i < len(s); {
-		if start < 0 && (strings.HasPrefix(s[i:], "http://") || strings.HasPrefix(s[i:], "https://")) {
-			// A URL is an address, not words: "…/employees/apply" must
-			// not make a sentence about employees.
-			end := strings.IndexAny(s[i:], " \t\n)>]\"")
-			if end < 0 {
-				break
-			}
-			i += end
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' {
-			if start < 0 {
-				start = i
-			}
-		} else {
-			flush(i)
-		}
-		i += n
-	}
-	flush(len(s))
-	return out
-}
-
-// isAcronymPlural reports whether w is an acronym with a plural s: two or
-// more capitals and a lowercase s ("CVs", "KPIs").
-func isAcronymPlural(w string) bool {
-	if len(w) < 3 || w[len(w)-1] != 's' {
-		return false
-	}
-	for i := 0; i < len(w)-1; i++ {
-		if w[i] < 'A' || w[i] > 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
-// stem strips the commonest English suffixes so that "policies", "policy",
-// "supplied" and "supplies" meet. It is deliberately naive: stems are only
-// compared with other stems, never shown, so "stor" for store/storing/stored
-// is fine. Words of three letters or fewer, and numbers, are left alone.
-func stem(w string) string {
-	if len(w) <= 3 || isDigits(w) {
-		return w
-	}
-	verbal := false // -ing or -ed was cut, leaving no doubled letter
-	switch {
-	case (strings.HasSuffix(w, "ies") || strings.HasSuffix(w, "ied")) && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "zes") ||
-		strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "ing") && len(w) >= 6:
-		base := w[:len(w)-3]
-		w = undouble(base)
-		verbal = w == base
-	case strings.HasSuffix(w, "ed") && len(w) >= 5:
-		base := w[:len(w)-2]
-		w = undouble(base)
-		verbal = w == base
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
-		!strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:len(w)-1]
-	}
-	switch {
-	case keepFinalE[w]:
-		return w // "plane" is not "plan"
-	case verbal && keepFinalE[w+"e"]:
-		return w + "e" // "noted" is "note"
-	}
-	// A final e comes and goes with suffixes (store, storing), so drop it.
-	if len(w) > 3 && w[len(w)-1] == 'e' {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-// keepFinalE are the words whose final e stem keeps, because without it
-// they are another common word: plane and plan, site and sit, care and car.
-var keepFinalE = setOf(`plane site note hope care fare bare`)
-
-// undouble turns "shipp" (from shipping) into "ship", but keeps the double
-// letters English keeps at the end of a word (bill, pass, buzz).
-func undouble(w string) string {
-	n := len(w)
-	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) && isLetterASCII(w[n-1]) {
-		return w[:n-1]
-	}
-	return w
-}
-
-func isLetterASCII(c byte) bool { return c >= 'a' && c <= 'z' }
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// stopwords carry no topic: the stores' stopwords (kb/words), so that the
-// engine never weighs a word the stores skip, and more. The stores keep
-// theirs short because it also decides which words reach full-text search
-// and which entity names can match, where a word wrongly dropped loses a
-// match. This engine has no model to tell topic from talk: whatever word it
-// keeps counts as the question's topic, so it also drops pronouns,
-// contractions, greetings, number words and the filler of chat questions
-// ("can you tell me"). Keys are lowercase words as written; contractions
-// appear without their apostrophe.
-var stopwords = setOf(strings.Join(words.Stopwords(), " ") + `
-above after again against also am arent because before being below between both cant couldnt didnt
-doesnt doing dont down during each else ever every few further get gets getting got hadnt hasnt
-havent having he hed hell hes her here heres hers herself him himself his hows id ill im ive isnt
-itself just know let lets like might more most much must mustnt myself need needs nor now off once
-only other ought ours ourselves out over own pls really same say says shall shant she shed shell
-shes shouldnt such thank thanks thats theirs themselves theres theyd theyll theyre theyve through
-too under until up very want wasnt wed well werent weve whats whens wheres while whos whose whys
-wont wouldnt yes yet youd youll youre youve yours yourself yourselves hi hello hey ok okay one two
-three four five six seven eight nine ten anything something everything many someone somebody anyone
-anybody`)
-
-// generic words are topic words so common in a company's documents that a
-// match on them alone says little ("policy", "customer"). They count half.
-var generic = setOf(`policy policies process procedure document documents doc docs information info
-detail details company team teams rule rules guide guideline guidelines people thing things way ways
-use used new current latest question questions overview summary general customer customers employee
-employees work time day days`)
-
-func setOf(words string) map[string]bool {
+func setOf(list string) map[string]bool {
 	m := make(map[string]bool)
-	for _, w := range strings.Fields(words) {
+	for _, w := range strings.Fields(list) {
 		m[w] = true
 	}
 	return m
 }
 
-// lightWords are verbs and particles so common in questions that they say
-// little about the topic ("take", "look", "back"). They count half, and as
-// frame words: a document is not relevant for containing them.
-var lightWords = setOf(`take takes taking took look looks looking see make makes making go goes going
-come comes coming send give put find try bring back hit last person`)
-
 // keyword is one distinct topic word, or phrase, of a text.
 type keyword struct {
-	token
-	weight float64 // 1, or 0.5 for generic and light words
+	words.Token
+	weight float64 // 1, or 0.5 for chatty words (see chatty)
 	// frame marks a word that shapes the question rather than naming its
 	// topic: the word after "how" ("how long"), a cap ("limit"), a word
-	// such as "allowed" or a light word ("take"). A document need not
+	// such as "allowed" or a vague verb ("take"). A document need not
 	// contain it, and is not relevant for containing it.
 	frame bool
+	// chat marks a word a document need not repeat: a verb, adjective
+	// or adverb as used here, or a vague word (see chattyAt).
+	chat bool
 	// number marks a number word of the question, its stem the digits
 	// ("ten" is 10). It is a frame word for the grader; the generator
 	// counts it as a topic word, since a sentence with the number the
@@ -236,50 +58,51 @@ type keyword struct {
 
 // keywords returns the distinct topic words of s in order of first
 // appearance: stopwords, one-character words and single digits are dropped,
-// and words with the same stem count once. A phrase of the thesaurus
-// ("sign up", "time off") is one keyword, its stem the stems of its words.
+// and words with the same stem count once. A phrase WordNet knows ("sign
+// up", "time off") is one keyword, its stem the stems of its words.
 // At most maxKeywords are kept.
 func keywords(s string) []keyword {
 	var out []keyword
 	seen := make(map[string]bool)
-	toks := tokens(s)
+	toks := words.Tokens(s)
 	for i := 0; i < len(toks) && len(out) < maxKeywords; i++ {
-		if n, key := phraseAt(toks, i); n > 0 {
-			if !seen[key] {
+		if n := phraseAt(toks, i); n > 0 {
+			if key := phraseKey(toks[i : i+n]); !seen[key] {
 				seen[key] = true
 				ph := toks[i : i+n]
 				texts, lows := make([]string, n), make([]string, n)
 				for j, t := range ph {
-					texts[j], lows[j] = t.text, t.lower
-					seen[t.stem] = true
+					texts[j], lows[j] = t.Text, t.Lower
+					seen[t.Stem] = true
 				}
-				tok := token{text: strings.Join(texts, " "), lower: strings.Join(lows, " "), stem: key}
-				out = append(out, keyword{token: tok, weight: 1})
+				tok := words.Token{Text: strings.Join(texts, " "), Lower: strings.Join(lows, " "), Stem: key}
+				out = append(out, keyword{Token: tok, weight: 1})
 			}
 			i += n - 1
 			continue
 		}
 		t := toks[i]
-		if n, ok := questionNumberWords[t.lower]; ok {
+		if n, ok := questionNumberWords[t.Lower]; ok {
 			// "ten years" may be written "10 years" or "10th
 			// anniversary": a number counts where the document has it.
 			if !seen[n] {
 				seen[n] = true
-				t.stem = n
-				out = append(out, keyword{token: t, weight: 0.5, frame: true, number: true})
+				t.Stem = n
+				out = append(out, keyword{Token: t, weight: 0.5, frame: true, number: true})
 			}
 			continue
 		}
-		if stopwords[t.lower] || len(t.lower) < 2 || seen[t.stem] {
+		if words.IsFiller(t.Lower) || len(t.Lower) < 2 || seen[t.Stem] {
 			continue
 		}
-		seen[t.stem] = true
+		seen[t.Stem] = true
 		w := 1.0
-		if generic[t.lower] || generic[t.stem] || lightWords[t.lower] {
-			w = 0.5
+		chat := chattyAt(toks, i)
+		if chat {
+			w = 0.5 // a verb or adjective, or a vague word: the topic is elsewhere
 		}
-		frame := (i > 0 && toks[i-1].lower == "how") || capWords[t.lower] || questionFrameWords[t.lower] || lightWords[t.lower]
-		out = append(out, keyword{token: t, weight: w, frame: frame})
+		frame := (i > 0 && toks[i-1].Lower == "how") || capWords[t.Lower] || questionFrameWords[t.Lower]
+		out = append(out, keyword{Token: t, weight: w, frame: frame, chat: chat})
 	}
 	framed := true
 	for _, k := range out {
@@ -295,32 +118,31 @@ func keywords(s string) []keyword {
 	return out
 }
 
-// phraseAt returns the length and key of the longest thesaurus phrase
-// starting at toks[i], or 0.
-func phraseAt(toks []token, i int) (int, string) {
-	if !phraseFirst[lemma(toks[i])] {
-		return 0, ""
+// phraseKey is the key of a phrase: its words' lemmas joined by spaces.
+func phraseKey(toks []words.Token) string {
+	keys := make([]string, len(toks))
+	for j, t := range toks {
+		keys[j] = lemma(t)
 	}
-	for n := min(maxPhraseWords, len(toks)-i); n >= 2; n-- {
-		keys := make([]string, n)
-		for j := range n {
-			keys[j] = lemma(toks[i+j])
-		}
-		if key := strings.Join(keys, " "); phraseKeys[key] {
-			return n, key
-		}
+	return strings.Join(keys, " ")
+}
+
+// lemma is the stem of a token's base form: "paid" is "pay", "went" "go".
+func lemma(t words.Token) string {
+	if b := baseOf(t.Lower); b != "" {
+		return words.Stem(b)
 	}
-	return 0, ""
+	return t.Stem
 }
 
 // stemSet returns the stems of every word of s, stopwords included (the
-// synonym "time off" needs "off"), and their variant stems (see
+// phrase "time off" needs "off"), and their variant stems (see
 // appendVariants).
 func stemSet(s string) map[string]bool {
 	m := make(map[string]bool)
 	var buf [4]string
-	for _, t := range tokens(s) {
-		m[t.stem] = true
+	for _, t := range words.Tokens(s) {
+		m[t.Stem] = true
 		for _, v := range appendVariants(buf[:0], t) {
 			m[v] = true
 		}
@@ -360,34 +182,12 @@ func docStemSet(s string) map[string]bool {
 	return set
 }
 
-// synonymStems holds the keys of each synonym's words (see lemma), so
-// that matching does not tokenise the table again for every sentence.
-var synonymStems = func() map[string][][]string {
-	m := make(map[string][][]string, len(synonyms))
-	for k, syns := range synonyms {
-		for _, syn := range syns {
-			var stems []string
-			for _, t := range tokens(syn) {
-				stems = append(stems, lemma(t))
-			}
-			m[k] = append(m[k], stems)
-		}
-	}
-	return m
-}()
-
-// keyOf is a keyword's key in the synonym table: a phrase's stems, or a
-// word's lemma.
+// keyOf is a keyword's key: a phrase's stems, or a word's lemma.
 func keyOf(k keyword) string {
-	if strings.Contains(k.stem, " ") {
-		return k.stem
+	if strings.Contains(k.Stem, " ") {
+		return k.Stem
 	}
-	return lemma(k.token)
-}
-
-// synonymsOf returns the thesaurus' synonyms of a keyword.
-func synonymsOf(k keyword) []string {
-	return synonyms[keyOf(k)]
+	return lemma(k.Token)
 }
 
 // matchIn reports whether keyword k occurs in the stem set, directly (in
@@ -396,7 +196,7 @@ func synonymsOf(k keyword) []string {
 // phrase, and a synonym of several words, matches when all its words
 // occur.
 func matchIn(k keyword, set map[string]bool) (ok bool, via string) {
-	if set[k.stem] {
+	if set[k.Stem] {
 		return true, ""
 	}
 	key := keyOf(k)
@@ -409,15 +209,15 @@ func matchIn(k keyword, set map[string]bool) (ok bool, via string) {
 			return true, ""
 		}
 		var buf [4]string
-		for _, v := range appendVariants(buf[:0], k.token) {
+		for _, v := range appendVariants(buf[:0], k.Token) {
 			if set[v] {
 				return true, ""
 			}
 		}
 	}
-	for i, stems := range synonymStems[key] {
-		if allIn(set, stems) {
-			return true, synonyms[key][i]
+	for _, r := range relatedTo(k.Lower) {
+		if allIn(set, r.stems) {
+			return true, r.text
 		}
 	}
 	return false, ""
@@ -436,19 +236,19 @@ func matchShare(k keyword, set map[string]bool) (share float64, via string, part
 		}
 		return synonymShare, via, false
 	}
-	if !strings.Contains(k.stem, " ") {
+	if !strings.Contains(k.Stem, " ") {
 		return 0, "", false
 	}
-	words := tokens(k.lower)
+	toks := words.Tokens(k.Lower)
 	var found []string
 	n := 0
-	for _, t := range words {
-		if stopwords[t.lower] || lightWords[t.lower] {
+	for _, t := range toks {
+		if words.IsFiller(t.Lower) || light(t.Lower) {
 			continue
 		}
 		n++
-		if set[t.stem] || set[lemma(t)] {
-			found = append(found, t.lower)
+		if set[t.Stem] || set[lemma(t)] {
+			found = append(found, t.Lower)
 		}
 	}
 	if n < 2 || len(found) == 0 {
@@ -474,27 +274,25 @@ func allIn(set map[string]bool, stems []string) bool {
 // derivations), the number of an ordinal or a number word ("10th" and
 // "ten" are 10) and the singular of a three-letter plural ("ups" in
 // "meet-ups"). Stem sets hold them too, so the forms meet either way.
-func appendVariants(dst []string, t token) []string {
-	if _, ok := irregularForms[t.lower]; ok {
-		if l := lemma(t); l != t.stem {
-			dst = append(dst, l)
-		}
+func appendVariants(dst []string, t words.Token) []string {
+	if b := baseOf(t.Lower); b != "" {
+		dst = append(dst, words.Stem(b))
 	}
-	if v := verbOf(t.lower); v != "" {
-		dst = append(dst, stem(v))
+	if v := verbOf(t.Lower); v != "" {
+		dst = append(dst, words.Stem(v))
 	}
 	for _, d := range derivations {
-		if base, ok := strings.CutSuffix(t.lower, d.suffix); ok && len(base) >= d.min {
-			dst = append(dst, stem(base+d.add))
+		if base, ok := strings.CutSuffix(t.Lower, d.suffix); ok && len(base) >= d.min {
+			dst = append(dst, words.Stem(base+d.add))
 		}
 	}
-	if n := ordinalNumber(t.lower); n != "" {
+	if n := words.Ordinal(t.Lower); n != "" {
 		dst = append(dst, n)
 	}
-	if len(t.lower) == 3 && t.lower[2] == 's' && !stopwords[t.lower] {
-		dst = append(dst, t.lower[:2]) // a short plural stem leaves whole: "meet-ups", "IDs"
+	if len(t.Lower) == 3 && t.Lower[2] == 's' && !words.IsFiller(t.Lower) {
+		dst = append(dst, t.Lower[:2]) // a short plural stem leaves whole: "meet-ups", "IDs"
 	}
-	if n, ok := questionNumberWords[t.lower]; ok {
+	if n, ok := questionNumberWords[t.Lower]; ok {
 		dst = append(dst, n)
 	}
 	return dst
@@ -518,163 +316,9 @@ var derivations = []struct {
 	{"ness", "", 3},
 }
 
-// ordinalNumber returns the digits of an ordinal written in digits ("10th",
-// "2nd"), or "".
-func ordinalNumber(w string) string {
-	if len(w) < 3 {
-		return ""
-	}
-	switch w[len(w)-2:] {
-	case "st", "nd", "rd", "th":
-		if d := w[:len(w)-2]; isDigits(d) {
-			return d
-		}
-	}
-	return ""
-}
-
-// numbers returns the numbers written in s, canonicalised so that "1,000",
-// "1000" and "1000.0" compare equal. Only digits count: "thirty" is a word.
-func numbers(s string) []string {
-	var out []string
-	for i := 0; i < len(s); {
-		if !isDigit(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		var b strings.Builder
-		dot := false
-		for j < len(s) {
-			c := s[j]
-			switch {
-			case isDigit(c):
-				b.WriteByte(c)
-				j++
-				continue
-			case c == ',' && allDigits(s, j+1, 3) && (j+4 >= len(s) || !isDigit(s[j+4])):
-				// A thousands separator: exactly three digits follow.
-				j++
-				continue
-			case c == '.' && !dot && j+1 < len(s) && isDigit(s[j+1]):
-				dot = true
-				b.WriteByte(c)
-				j++
-				continue
-			}
-			break
-		}
-		out = append(out, canonicalNumber(b.String()))
-		i = j
-	}
-	return out
-}
-
-func allDigits(s string, from, n int) bool {
-	if from+n > len(s) {
-		return false
-	}
-	for k := from; k < from+n; k++ {
-		if !isDigit(s[k]) {
-			return false
-		}
-	}
-	return true
-}
-
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// canonicalNumber writes a digit string in its shortest form ("007" is "7",
-// "30.50" is "30.5"). Strings too long to be a float stay as they are.
-func canonicalNumber(s string) string {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(f, 0) || len(s) > 20 {
-		return s
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
-// abbreviations end with a full stop that does not end a sentence.
-var abbreviations = setOf(`e.g i.e etc mr mrs ms dr prof st vs inc ltd co corp no approx dept est fig jr sr`)
-
-// splitSentences splits one line of text into sentences, after . ! or ?
-// followed by white space, except after abbreviations and initials ("U.S.",
-// "J. Smith"). At most limit sentences are returned; the rest of the line is
-// dropped.
-func splitSentences(line string, limit int) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(line) && len(out) < limit; i++ {
-		c := line[i]
-		if c != '.' && c != '!' && c != '?' {
-			continue
-		}
-		// Swallow runs like "?!" and "..." and a closing quote or bracket.
-		j := i + 1
-		for j < len(line) && strings.IndexByte(".!?\"')”’", line[j]) >= 0 {
-			j++
-		}
-		if j < len(line) && line[j] != ' ' && line[j] != '\t' {
-			i = j - 1
-			continue
-		}
-		if c == '.' && j == i+1 && isAbbreviation(line[start:i]) {
-			continue
-		}
-		if s := strings.TrimSpace(line[start:j]); s != "" {
-			out = append(out, s)
-		}
-		start = j
-		i = j - 1
-	}
-	if len(out) < limit {
-		if s := strings.TrimSpace(line[start:]); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// isAbbreviation reports whether the text before a full stop ends with an
-// abbreviation or a single letter (an initial).
-func isAbbreviation(before string) bool {
-	k := strings.LastIndexAny(before, " \t(\"")
-	last := strings.ToLower(before[k+1:])
-	if last == "" {
-		return false
-	}
-	if utf8.RuneCountInString(last) == 1 {
-		r, _ := utf8.DecodeRuneInString(last)
-		return unicode.IsLetter(r)
-	}
-	return abbreviations[last]
-}
-
-// stripBullet removes a list marker ("- ", "* ", "• ", "1. ", "2) ", "> ")
-// from the start of a line.
-func stripBullet(line string) string {
-	line = strings.TrimSpace(line)
-	for range 3 { // "> - item" has two markers; three is plenty
-		switch {
-		case strings.HasPrefix(line, "- "), strings.HasPrefix(line, "* "), strings.HasPrefix(line, "+ "),
-			strings.HasPrefix(line, "> "):
-			line = strings.TrimSpace(line[2:])
-		case strings.HasPrefix(line, "• "):
-			line = strings.TrimSpace(line[len("• "):])
-		default:
-			i := 0
-			for i < len(line) && i < 4 && isDigit(line[i]) {
-				i++
-			}
-			if i > 0 && i+1 < len(line) && (line[i] == '.' || line[i] == ')') && line[i+1] == ' ' {
-				line = strings.TrimSpace(line[i+2:])
-				continue
-			}
-			return line
-		}
-	}
-	return line
-}
+func isLetterASCII(c byte) bool { return c >= 'a' && c <= 'z' }
 
 // joinList writes words as "a, b and c".
 func joinList(items []string) string {

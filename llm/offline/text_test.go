@@ -2,47 +2,11 @@ package offline
 
 import (
 	"fmt"
+	"github.com/switchboard/switchboard/kb/words"
 	"maps"
 	"slices"
 	"testing"
 )
-
-func TestStem(t *testing.T) {
-	for in, want := range map[string]string{
-		"policies": "policy",
-		"stored":   "stor",
-		"storing":  "stor",
-		"shipping": "ship",
-		"plane":    "plane", // not plan
-		"planes":   "plane",
-		"plans":    "plan",
-		"planned":  "plan",
-		"site":     "site", // not sit
-		"sites":    "site",
-		"noted":    "note",
-		"noting":   "note",
-		"hopping":  "hop",
-		"hoping":   "hope",
-		"caring":   "care", // not car
-		"cars":     "car",
-		"2024":     "2024",
-	} {
-		if got := stem(in); got != want {
-			t.Errorf("stem(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestTokensAcronymPlural(t *testing.T) {
-	for in, want := range map[string]string{
-		"CVs": "cv", "APIs": "api", "KPIs": "kpi", "bus": "bus", "AWS": "aws",
-	} {
-		toks := tokens(in)
-		if len(toks) != 1 || toks[0].stem != want {
-			t.Errorf("tokens(%q) = %+v, want stem %q", in, toks, want)
-		}
-	}
-}
 
 func TestAppendVariants(t *testing.T) {
 	for _, tt := range []struct {
@@ -66,7 +30,7 @@ func TestAppendVariants(t *testing.T) {
 		{"personal", nil},
 		{"allowance", nil},
 	} {
-		got := appendVariants(nil, tokens(tt.word)[0])
+		got := appendVariants(nil, words.Tokens(tt.word)[0])
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("appendVariants(%q) = %q, want %q", tt.word, got, tt.want)
 		}
@@ -84,18 +48,20 @@ func TestKeywords(t *testing.T) {
 		question string
 		want     []kw
 	}{
-		{"How long do we hold on to CVs?", []kw{{"long", "long", 1, true}, {"hold on", "hold on", 1, false}, {"cvs", "cv", 1, false}}},
-		{"When can I sign up for health insurance?", []kw{{"sign up", "sign up", 1, false}, {"health", "health", 1, false}, {"insurance", "insuranc", 1, false}}},
-		{"Is there a limit on presents for a client?", []kw{{"limit", "limit", 1, true}, {"presents", "present", 1, false}, {"client", "client", 1, false}}},
-		{"Can I take a cab after ten at night?", []kw{{"take", "tak", 0.5, true}, {"cab", "cab", 1, false}, {"ten", "10", 0.5, true}, {"night", "night", 1, false}}},
-		{"Is time off paid?", []kw{{"time off", "tim off", 1, false}, {"paid", "paid", 1, false}}},
-		{"When someone leaves the company", []kw{{"leaves", "leav", 1, false}, {"company", "company", 0.5, false}}},
+		{"How long do we hold on to CVs?", []kw{{"long", "long", 0.5, true}, {"hold on", "hold on", 1, false}, {"cvs", "cv", 1, false}}},
+		{"When can I sign up for health insurance?", []kw{{"sign up", "sign up", 1, false}, {"health insurance", "health insuranc", 1, false}}},                // phrases WordNet knows
+		{"Is there a limit on presents for a client?", []kw{{"limit", "limit", 1, true}, {"presents", "present", 0.5, false}, {"client", "client", 1, false}}}, // usually a verb
+		{"Can I take a cab after ten at night?", []kw{{"take", "tak", 0.5, false}, {"cab", "cab", 1, false}, {"ten", "10", 0.5, true}, {"night", "night", 1, false}}},
+		{"Is time off paid?", []kw{{"time off", "tim off", 1, false}, {"paid", "paid", 0.5, false}}},
+		{"Is our leave policy generous?", []kw{{"leave", "leav", 1, false}, {"policy", "policy", 1, false}, {"generous", "generous", 0.5, false}}}, // a verb after "our" is a noun
+		{"When someone leaves the company", []kw{{"leaves", "leav", 1, false}, {"company", "company", 1, false}}},
+		{"What is the way to do this thing?", []kw{{"way", "way", 0.5, false}, {"thing", "thing", 0.5, false}}}, // words of many senses
 		// Nothing but frame words: they are the topic.
 		{"What are the limits?", []kw{{"limits", "limit", 1, false}}},
 	} {
 		var got []kw
 		for _, k := range keywords(tt.question) {
-			got = append(got, kw{k.lower, k.stem, k.weight, k.frame})
+			got = append(got, kw{k.Lower, k.Stem, k.weight, k.frame})
 		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("keywords(%q) =\n  %+v\nwant\n  %+v", tt.question, got, tt.want)
@@ -116,15 +82,15 @@ func TestMatchIn(t *testing.T) {
 		{"deletion", "Data is deleted nightly.", true, ""},
 		{"delivered", "Counted from the invoice date, not from delivery.", true, ""},
 		{"ten", "On your 10th anniversary you get 10 shares.", true, ""},
-		{"misplaced", "Lost or stolen keys are revoked.", true, "lost"},
-		{"presents", "Gifts to customers must not exceed 50 EUR.", true, "gift"},
-		{"location", "When a customer deletes a site in the console…", true, "site"},
-		{"CVs", "Job applicant data is kept for 6 months.", true, "applicant"},
-		{"sign up", "Open enrollment is in November.", true, "enroll"}, // enrollment is enroll
-		{"sign up", "Sign up on the portal.", true, ""},                // the phrase's own words
-		{"get-together", "Meet-ups are 1 week long.", true, "meet-up"},
-		{"cat", "Pet insurance is offered through Figo.", true, "pet"},
-		{"pet", "Cats are welcome.", false, ""}, // broader terms go one way
+		// Related words come from WordNet: derived forms and the
+		// synonyms of the most frequent sense.
+		{"retain", "Retention is 30 days.", true, "retention"},
+		{"car", "Automobiles park in lot B.", true, "automobile"},
+		{"deployment", "We deploy on Tuesdays.", true, ""},    // a noun in -ment is its verb's form
+		{"closed", "The account was deactivated.", false, ""}, // a rarer sense of close
+		{"CVs", "The count is 105.", false, ""},               // not the Roman numeral
+		{"sign up", "Sign up on the portal.", true, ""},       // the phrase's own words
+		{"pet", "Cats are welcome.", false, ""},               // narrower words are not related
 		{"plane", "Annual plans are refunded.", false, ""},
 		{"sit", "Remove a site from the console.", false, ""},
 		{"time off", "It takes time to review.", false, ""}, // "off" is missing
@@ -147,9 +113,9 @@ func TestMatchShare(t *testing.T) {
 		part          bool
 	}{
 		{"refund", "Refunds take 30 days.", 1, false},
-		{"reimbursement", "Refunds take 30 days.", synonymShare, false},
-		{"public holidays", "We get 11 local holidays a year.", synonymShare, false}, // local holiday is in the thesaurus
-		{"performance review", "Reviews happen every year.", 0.5, true},
+		{"retention", "We retain logs for 30 days.", synonymShare, false},
+		{"public holidays", "We get 11 local holidays a year.", 0.5, true},
+		{"public holiday", "Holidays are listed below.", 0.5, true},
 		{"time off", "It takes time.", 0, false}, // a phrase with a function word is whole or nothing
 		{"refund", "Nothing here.", 0, false},
 	} {

@@ -1,4 +1,8 @@
-package offline
+// Package hashembed is a local, deterministic text embedder for when no
+// embedding model is configured: feature hashing of words and character
+// trigrams (see Embedder). It needs no model and no network, so the
+// knowledge base can be embedded and searched anywhere.
+package hashembed
 
 import (
 	"context"
@@ -6,6 +10,9 @@ import (
 	"math"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/switchboard/switchboard/internal/text"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // DefaultDimensions is the Embedder's vector size when none is given.
@@ -42,11 +49,11 @@ type Embedder struct {
 	dim int
 }
 
-// NewEmbedder returns an Embedder producing vectors of dim dimensions;
+// New returns an Embedder producing vectors of dim dimensions;
 // dim <= 0 means DefaultDimensions. Vectors of different sizes (and of
 // another embedder) are not comparable, so a store must be embedded and
 // queried with the same size.
-func NewEmbedder(dim int) *Embedder {
+func New(dim int) *Embedder {
 	return &Embedder{dim: dim}
 }
 
@@ -89,18 +96,19 @@ func fnvString(h uint64, s string) uint64 {
 	return h
 }
 
-// embedsStopword are stopwords the Embedder still embeds: they became
-// stopwords when this engine took on the stores' list (kb/words), after
-// vectors had been stored under the embedder's name (local-hash-N, see
-// cmd/bot). Dropping them would change those vectors and not the name.
-// Empty this when the name changes; TestEmbedderFormat pins the vectors.
-var embedsStopword = setOf(`give list per vs`)
+// embedsStopword are filler words (words.IsFiller) the Embedder still
+// embeds: they became filler when the offline engine's list took on the
+// stores' stopwords, after vectors had been stored under the embedder's
+// name (local-hash-N, see cmd/bot). Dropping them would change those
+// vectors and not the name. Empty this when the name changes;
+// TestEmbedderFormat pins the vectors.
+var embedsStopword = map[string]bool{"give": true, "list": true, "per": true, "vs": true}
 
-func embedOne(text string, dim int) []float32 {
-	toks := tokens(clip(text, maxEmbedText))
+func embedOne(s string, dim int) []float32 {
+	toks := words.Tokens(text.ClipBytes(s, maxEmbedText))
 	content := toks[:0:0]
 	for _, t := range toks {
-		if !stopwords[t.lower] || embedsStopword[t.lower] {
+		if !words.IsFiller(t.Lower) || embedsStopword[t.Lower] {
 			content = append(content, t)
 		}
 	}
@@ -112,13 +120,13 @@ func embedOne(text string, dim int) []float32 {
 	tf := make(map[uint64]float64)
 	weight := make(map[uint64]float64)
 	for _, t := range content {
-		h := fnvString(fnvString(fnvOffset, "w:"), t.stem)
+		h := fnvString(fnvString(fnvOffset, "w:"), t.Stem)
 		tf[h]++
 		weight[h] = wordWeight
-		if utf8.RuneCountInString(t.lower) > maxGramWord {
+		if utf8.RuneCountInString(t.Lower) > maxGramWord {
 			continue
 		}
-		rs := append(append([]rune{'<'}, []rune(t.lower)...), '>')
+		rs := append(append([]rune{'<'}, []rune(t.Lower)...), '>')
 		for i := 0; i+3 <= len(rs); i++ {
 			g := fnvString(fnvOffset, "g:")
 			g = fnvString(g, string(rs[i:i+3]))

@@ -1,20 +1,25 @@
-package offline
+// Package cite reads and writes the citation markers of answers: [n], and
+// [1, 2] and [1][2] as models also write them. The agent renumbers them,
+// the offline engine's checker ties each sentence to the documents it
+// cites; both read them with Parse, so that what one counts as a citation
+// the other does too, whoever wrote the answer.
+package cite
 
 import (
 	"strconv"
 	"strings"
 )
 
-// Citations are written [n], and models also write [1, 2] and [1][2]. These
-// helpers find them so that Check can tie each sentence to the documents it
-// cites, whoever wrote the answer.
-
 // maxCitation bounds the digits of a citation number; documents are few.
 const maxCitation = 3
 
-// parseCitation reads a citation group starting at s[i] == '['. It returns
-// the index after the closing bracket and the numbers inside.
-func parseCitation(s string, i int) (end int, refs []int, ok bool) {
+// Parse reads a citation group starting at s[i] == '[': numbers of one to
+// maxCitation digits separated by commas or spaces, then ']', within 30
+// bytes. It returns the index after the closing bracket and the numbers
+// inside; ok is false when s[i:] starts no citation ("[x]", "[]", "[1234]",
+// "[1" at the end). A Markdown link's text "[1](…)" is a citation here:
+// callers that read Markdown check what follows end.
+func Parse(s string, i int) (end int, refs []int, ok bool) {
 	if i >= len(s) || s[i] != '[' {
 		return i, nil, false
 	}
@@ -23,7 +28,7 @@ func parseCitation(s string, i int) (end int, refs []int, ok bool) {
 	for j < len(s) && j-i <= 30 {
 		c := s[j]
 		switch {
-		case isDigit(c):
+		case c >= '0' && c <= '9':
 			digits++
 			if digits > maxCitation {
 				return i, nil, false
@@ -48,10 +53,10 @@ func parseCitation(s string, i int) (end int, refs []int, ok bool) {
 	return i, nil, false
 }
 
-// moveCitations puts citations written after a sentence's full stop
+// Move puts citations written after a sentence's full stop
 // ("…30 days. [1] Items…") before it ("…30 days [1]. Items…"), so that
 // splitting into sentences keeps each citation with its own sentence.
-func moveCitations(line string) string {
+func Move(line string) string {
 	if !strings.Contains(line, "[") {
 		return line
 	}
@@ -68,7 +73,7 @@ func moveCitations(line string) string {
 		}
 		var groups []string
 		for j < len(line) && line[j] == '[' {
-			end, _, ok := parseCitation(line, j)
+			end, _, ok := Parse(line, j)
 			if !ok {
 				break
 			}
@@ -88,9 +93,9 @@ func moveCitations(line string) string {
 	return b.String()
 }
 
-// stripCitations removes citation groups from s and returns the remaining
+// Strip removes citation groups from s and returns the remaining
 // text, tidied, and the cited numbers.
-func stripCitations(s string) (string, []int) {
+func Strip(s string) (string, []int) {
 	if !strings.Contains(s, "[") {
 		return strings.TrimSpace(s), nil
 	}
@@ -98,7 +103,7 @@ func stripCitations(s string) (string, []int) {
 	var refs []int
 	for i := 0; i < len(s); i++ {
 		if s[i] == '[' {
-			if end, r, ok := parseCitation(s, i); ok {
+			if end, r, ok := Parse(s, i); ok {
 				refs = append(refs, r...)
 				i = end - 1
 				continue
@@ -113,11 +118,11 @@ func stripCitations(s string) (string, []int) {
 	return out, refs
 }
 
-// citeAll writes [1][2]… for documents 1..n, at most five.
-func citeAll(n int) string {
-	var b strings.Builder
-	for i := 1; i <= min(n, 5); i++ {
-		b.WriteString("[" + strconv.Itoa(i) + "]")
+// Format writes a citation of the numbers: "[1]", "[1, 3]".
+func Format(nums []int) string {
+	parts := make([]string, len(nums))
+	for i, n := range nums {
+		parts[i] = strconv.Itoa(n)
 	}
-	return b.String()
+	return "[" + strings.Join(parts, ", ") + "]"
 }

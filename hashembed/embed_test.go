@@ -1,4 +1,4 @@
-package offline
+package hashembed
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -30,7 +31,7 @@ func TestEmbedderSimilarity(t *testing.T) {
 		{"What is the refund policy?", "How long do we keep logs?", false},
 		{"The cat sat on the mat", "Quarterly revenue grew 12% in Europe.", false},
 	}
-	e := NewEmbedder(0)
+	e := New(0)
 	for _, tt := range tests {
 		vs, err := e.Embed(context.Background(), []string{tt.a, tt.b})
 		if err != nil {
@@ -45,7 +46,7 @@ func TestEmbedderSimilarity(t *testing.T) {
 
 func TestEmbedderVectors(t *testing.T) {
 	ctx := context.Background()
-	e := NewEmbedder(0)
+	e := New(0)
 	if e.Dimensions() != DefaultDimensions {
 		t.Errorf("Dimensions() = %d, want %d", e.Dimensions(), DefaultDimensions)
 	}
@@ -68,8 +69,8 @@ func TestEmbedderVectors(t *testing.T) {
 	if !reflect.DeepEqual(vs, again) {
 		t.Error("Embed is not deterministic")
 	}
-	if got := NewEmbedder(64).Dimensions(); got != 64 {
-		t.Errorf("NewEmbedder(64).Dimensions() = %d", got)
+	if got := New(64).Dimensions(); got != 64 {
+		t.Errorf("New(64).Dimensions() = %d", got)
 	}
 	var zero Embedder
 	if v, _ := zero.Embed(ctx, []string{"x"}); len(v[0]) != DefaultDimensions {
@@ -87,7 +88,7 @@ func TestEmbedderVectors(t *testing.T) {
 // stopwords, weights, hashing) must come with a new name, or old vectors
 // stop meeting new queries. The text has stopwords of both lists.
 func TestEmbedderFormat(t *testing.T) {
-	vs, err := NewEmbedder(0).Embed(context.Background(), []string{"Give me a list: meals vs gifts, in EUR per person? Can you tell me, thanks!"})
+	vs, err := New(0).Embed(context.Background(), []string{"Give me a list: meals vs gifts, in EUR per person? Can you tell me, thanks!"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,5 +99,46 @@ func TestEmbedderFormat(t *testing.T) {
 	}
 	if got, want := h.Sum64(), uint64(0x3f58a1d0b5de228e); got != want {
 		t.Errorf("vector hash %#x, want %#x: the embedder's features changed", got, want)
+	}
+}
+
+// FuzzEmbed embeds whatever users type and documents hold: every text gets
+// a vector of the asked size, a unit vector or zero, with no NaN, and no
+// input makes it panic.
+func FuzzEmbed(f *testing.F) {
+	for _, s := range []string{
+		"What is the refund policy?", "", "!!!", "who are you", "Acme's CVs: don't https://x.example/a b",
+		"İstanbul \u212aelvin", strings.Repeat("supercalifragilistic", 10), strings.Repeat("refund ", 10000),
+	} {
+		f.Add(s, 16)
+	}
+	f.Add("x", -1)
+	f.Add("x", 1<<20)
+	f.Fuzz(func(t *testing.T, s string, dim int) {
+		e := New(dim)
+		vs, err := e.Embed(context.Background(), []string{s})
+		if err != nil || len(vs) != 1 || len(vs[0]) != e.Dimensions() {
+			t.Fatalf("Embed(%q) with %d dimensions = %d vectors, %v", s, dim, len(vs), err)
+		}
+		norm := math.Sqrt(cosine(vs[0], vs[0]))
+		if math.IsNaN(norm) || norm != 0 && math.Abs(norm-1) > 1e-5 {
+			t.Errorf("Embed(%q) has norm %v", s, norm)
+		}
+	})
+}
+
+// TestEmbedHugeText checks that a 1 MB text is embedded (only its prefix
+// is read) like its prefix.
+func TestEmbedHugeText(t *testing.T) {
+	ctx := context.Background()
+	e := New(0)
+	prefix := strings.Repeat("Refunds take 30 days. Acme Corp supplies Globex.\n", maxEmbedText/40)
+	huge := prefix + strings.Repeat("Unrelated words about holidays.\n", 30000)
+	vs, err := e.Embed(ctx, []string{huge, prefix[:maxEmbedText]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(vs[0], vs[1]) {
+		t.Error("a huge text is not embedded as its first maxEmbedText bytes")
 	}
 }

@@ -1,7 +1,6 @@
-package offline
+package calc
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -91,44 +90,30 @@ func TestEvaluateErrors(t *testing.T) {
 	}
 }
 
-func TestDirect(t *testing.T) {
-	tests := []struct {
-		question string
-		answer   string
-		ok       bool
-	}{
-		{"What is 15% of 340?", "15% of 340 is 51.", true},
-		{"what's 2^10", "2^10 is 1024.", true},
-		{"Calculate 12 * (3+4) please", "12 * (3+4) is 84.", true},
-		{"What is the square root of 144?", "the square root of 144 is 12.", true},
-		{"What is 5/0?", "I can't divide by zero, so 5/0 has no value.", true},
-		{"what is sqrt(-1)", "I can't compute sqrt(-1): the result is not a real number.", true},
-		{"hello", introAnswer, true},
-		{"thanks!", "You're welcome!", true},
-		{"What is the capital of France?", NoModelAnswer, false},
-		{"What is 2024?", NoModelAnswer, false},
-		{"", NoModelAnswer, false},
-	}
-	b := testBrain()
-	for _, tt := range tests {
-		t.Run(tt.question, func(t *testing.T) {
-			answer, ok, err := b.Direct(context.Background(), tt.question, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if answer != tt.answer || ok != tt.ok {
-				t.Errorf("Direct(%q) = %q, %v; want %q, %v", tt.question, answer, ok, tt.answer, tt.ok)
-			}
-		})
-	}
-}
-
 func TestFormatNumber(t *testing.T) {
 	for v, want := range map[float64]string{
 		51: "51", 0.5: "0.5", -3: "-3", 1e21: "1e+21", 1e-9: "1e-09", 2.50: "2.5", 0: "0",
 	} {
 		if got := formatNumber(v); got != want {
 			t.Errorf("formatNumber(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// A lead-in before a colon or a dash is chat, not part of the sum.
+func TestAnswerAfterLeadIn(t *testing.T) {
+	for q, want := range map[string]string{
+		"sanity check for a bitmask: what's 255 + 1?": "255 + 1 is 256.",
+		"Quick math — 20% of 45?":                     "20% of 45 is 9.",
+		"one more thing - what is 7 * 6?":             "7 * 6 is 42.",
+	} {
+		if got, _, ok := Answer(q); !ok || got != want {
+			t.Errorf("Answer(%q) = %q, %v; want %q", q, got, ok, want)
+		}
+	}
+	for _, q := range []string{"what's 10:30 in minutes?", "Deploy checklist: what comes first?"} {
+		if got, _, ok := Answer(q); ok {
+			t.Errorf("Answer(%q) = %q: not a calculation", q, got)
 		}
 	}
 }

@@ -1,14 +1,12 @@
-package offline
-
-import (
-	"errors"
-	"math"
-	"strconv"
-	"strings"
-)
-
-// The calculator behind the direct route: a recursive-descent parser that
-// evaluates as it parses. Grammar, loosest binding first:
+// Package calc is the calculator behind the offline engine's direct route:
+// Answer evaluates arithmetic, in symbols or words ("What is 15% of 340?",
+// "a fifth of one thousand two hundred and fifty"), and unit conversions
+// ("How many seconds are in 2.5 minutes?"), and says no to anything else.
+// It is a package of its own because none of it depends on the engine: it
+// reads one question and knows nothing of documents.
+//
+// The calculator is a recursive-descent parser that evaluates as it
+// parses. Grammar, loosest binding first:
 //
 //	expr    = term { ("+" | "-") term }
 //	term    = unary { ("*" | "/") unary }
@@ -21,6 +19,15 @@ import (
 // over, percent, square root of, squared, cubed, to the power of. Input is
 // bounded (maxExpr bytes, maxDepth nesting), so no expression can exhaust
 // the stack or the CPU.
+package calc
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
 
 const (
 	maxExpr  = 256 // longest expression accepted, in bytes
@@ -444,12 +451,30 @@ const (
 	reasonConversion = "a unit conversion"
 )
 
-// calculate answers what the calculator can: arithmetic, in symbols or
+// Answer answers what the calculator can: arithmetic, in symbols or
 // words ("What is 15% of 340?", "What is one fifth of one thousand two
 // hundred and fifty?"), and unit conversions ("How many seconds are in 2.5
 // minutes?"). It returns the direct route's answer and the router's
 // reason; ok is false for any other question.
-func calculate(question string) (answer, reason string, ok bool) {
+//
+// A chatty lead-in ends at a colon or a dash ("Quick math: what's 45
+// minus 17?", "sanity check for a bitmask - what's 255 + 1?"): when the
+// whole question does not parse, the part after the last of them is tried.
+func Answer(question string) (answer, reason string, ok bool) {
+	if a, r, ok := answerWhole(question); ok {
+		return a, r, true
+	}
+	if i := strings.LastIndexAny(question, ":—–"); i >= 0 {
+		_, n := utf8.DecodeRuneInString(question[i:])
+		return answerWhole(question[i+n:])
+	}
+	if _, after, found := strings.Cut(question, " - "); found {
+		return answerWhole(after)
+	}
+	return "", "", false
+}
+
+func answerWhole(question string) (answer, reason string, ok bool) {
 	if expr, v, err, ok := arithmetic(question); ok {
 		switch {
 		case errors.Is(err, errDivZero):
@@ -467,4 +492,28 @@ func calculate(question string) (answer, reason string, ok bool) {
 		return c.answer(), reasonConversion, true
 	}
 	return "", "", false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// allDigits reports whether s holds n digits from index from.
+func allDigits(s string, from, n int) bool {
+	if from+n > len(s) {
+		return false
+	}
+	for _, c := range []byte(s[from : from+n]) {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// setOf makes a set of the words of a space-separated list.
+func setOf(words string) map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
 }
