@@ -163,7 +163,7 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 			thread.ForgetIdle(a.now(), q.MaxIdle)
 		}
 	}
-	s := &State{Thread: thread.AsOf(q.Asked), Question: text, Scope: q.Scope}
+	s := &State{Thread: thread.AsOf(q.Asked), Question: text, Scope: q.Scope, WebConfigured: a.retrievers[RouteWeb] != nil}
 	if a.model == nil {
 		s.Offline, s.ModelOff, s.OfflineReason = true, true, "no language model is configured"
 	}
@@ -175,6 +175,7 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 	if err != nil {
 		return Result{}, err
 	}
+	settle(s) // the best draft the checks left, when the last one was not accepted (check.go)
 	s.Usage = m.total()
 	s.Answer = shorten(s.Answer, a.budgets.MaxAnswerChars)
 	res := a.result(s)
@@ -266,7 +267,9 @@ type run struct {
 	ahead *ahead
 }
 
-// loop walks the transition table (graph.go) from its first step to end.
+// loop walks the transition table (graph.go) from its first step to end:
+// it runs each step's node, then takes the first of its edges whose
+// predicate holds on the state the node left.
 func (r *run) loop(ctx context.Context, s *State) error {
 	step := firstStep
 	for step != StepEnd {
@@ -277,17 +280,27 @@ func (r *run) loop(ctx context.Context, s *State) error {
 			return fmt.Errorf("agent: stopped before %s: %w", step, err)
 		}
 		s.Trace = append(s.Trace, step)
+		def := machine[step]
 		sctx := r.observer.StepStarted(ctx, step)
 		start, before, errsBefore := r.now(), r.meter.total(), r.modelErrors
-		next, err := machine[step].run(r, sctx, s)
-		r.observer.StepDone(sctx, r.stepReport(step, next, start, before, errsBefore, s, err))
+		if def.alongside != "" {
+			if err := machine[def.alongside].run(r, sctx, s); err != nil {
+				return fmt.Errorf("agent: %s: %s: %w", pathOf(s.Trace), def.alongside, err)
+			}
+		}
+		var to Step
+		err := def.run(r, sctx, s)
+		if err == nil {
+			to, err = next(step, s, r.budgets)
+		}
+		if err == nil && def.alongside != "" && !holdsAny(def.alongside, s, r.budgets) {
+			r.dropAhead() // its results lead nowhere the run goes
+		}
+		r.observer.StepDone(sctx, r.stepReport(step, to, start, before, errsBefore, s, err))
 		if err != nil {
 			return fmt.Errorf("agent: %s: %w", pathOf(s.Trace), err)
 		}
-		if !allowed(step, next) {
-			return fmt.Errorf("agent: %s returned %s, which the transition table does not allow", pathOf(s.Trace), next)
-		}
-		step = next
+		step = to
 	}
 	return nil
 }
@@ -298,29 +311,6 @@ func pathOf(trace []Step) string {
 		parts[i] = string(s)
 	}
 	return strings.Join(parts, "→")
-}
-
-// think asks the model-backed Brain, unless the model is off for this run.
-// When the model fails (after the client's own retries) f is retried with
-// the offline Brain. A server that failed, or a budget that refused a
-// call, takes the rest of the run offline, and says so once
-// (docs/DESIGN.md, rule 11); a reply that could not be used
-// (ErrBadOutput) costs only this call, since the server works and the next
-// call may well be fine. Either way the run counts as offline for its
-// badge: a run that mixed engines claims no more than the offline engine
-// supports.
-func (r *run) think(ctx context.Context, s *State, f func(Brain) error) error {
-	if !s.ModelOff {
-		err := f(r.model)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		r.failed(s, err)
-	}
-	return f(r.offline)
 }
 
 // failed records a model call that failed with err: one unusable reply,
