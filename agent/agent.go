@@ -283,18 +283,21 @@ func (r *run) loop(ctx context.Context, s *State) error {
 		def := machine[step]
 		sctx := r.observer.StepStarted(ctx, step)
 		start, before, errsBefore := r.now(), r.meter.total(), r.modelErrors
-		if def.alongside != "" {
-			if err := machine[def.alongside].run(r, sctx, s); err != nil {
-				return fmt.Errorf("agent: %s: %s: %w", pathOf(s.Trace), def.alongside, err)
-			}
-		}
 		var to Step
-		err := def.run(r, sctx, s)
+		var err error
+		if def.alongside != "" {
+			err = machine[def.alongside].run(r, sctx, s) // it returns while its work goes on
+		}
+		if err == nil {
+			err = def.run(r, sctx, s)
+		}
 		if err == nil {
 			to, err = next(step, s, r.budgets)
 		}
 		if err == nil && def.alongside != "" && !holdsAny(def.alongside, s, r.budgets) {
-			r.dropAhead() // its results lead nowhere the run goes
+			// Its results lead nowhere the run goes. The one step run
+			// alongside another is the search ahead of the router.
+			r.dropAhead()
 		}
 		r.observer.StepDone(sctx, r.stepReport(step, to, start, before, errsBefore, s, err))
 		if err != nil {
