@@ -48,16 +48,18 @@ type Config struct {
 // own State. Questions of the same thread must be serialised by the caller,
 // or the later one may overwrite the earlier one's turn.
 type Agent struct {
-	model      Brain
-	offline    Brain
-	retrievers map[Route]Retriever
-	threads    Checkpointer
-	budgets    Budgets
-	observer   Observer
-	now        func() time.Time
-	sleep      func(context.Context, time.Duration) error
-	knowledge  KnowledgeBase
-	speculate  bool
+	// modelBrain (nil without a model) and offlineBrain reach the nodes
+	// only as ports (port.go), which TestNodesAskOnlyTheirPort checks.
+	modelBrain   Brain
+	offlineBrain Brain
+	retrievers   map[Route]Retriever
+	threads      Checkpointer
+	budgets      Budgets
+	observer     Observer
+	now          func() time.Time
+	sleep        func(context.Context, time.Duration) error
+	knowledge    KnowledgeBase
+	speculate    bool
 }
 
 // New checks cfg and the transition table and returns an Agent.
@@ -66,16 +68,16 @@ func New(cfg Config) (*Agent, error) {
 		return nil, errors.New("agent: an offline Brain is required")
 	}
 	a := &Agent{
-		model:      cfg.Model,
-		offline:    cfg.Offline,
-		retrievers: cfg.Retrievers,
-		threads:    cfg.Checkpointer,
-		budgets:    cfg.Budgets.withDefaults(),
-		observer:   cfg.Observer,
-		now:        cfg.Now,
-		sleep:      cfg.Sleep,
-		knowledge:  cfg.Knowledge,
-		speculate:  cfg.Speculate,
+		modelBrain:   cfg.Model,
+		offlineBrain: cfg.Offline,
+		retrievers:   cfg.Retrievers,
+		threads:      cfg.Checkpointer,
+		budgets:      cfg.Budgets.withDefaults(),
+		observer:     cfg.Observer,
+		now:          cfg.Now,
+		sleep:        cfg.Sleep,
+		knowledge:    cfg.Knowledge,
+		speculate:    cfg.Speculate,
 	}
 	if a.retrievers == nil {
 		a.retrievers = map[Route]Retriever{}
@@ -164,7 +166,7 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 		}
 	}
 	s := &State{Thread: thread.AsOf(q.Asked), Question: text, Scope: q.Scope, WebConfigured: a.retrievers[RouteWeb] != nil}
-	if a.model == nil {
+	if a.modelBrain == nil {
 		s.Offline, s.ModelOff, s.OfflineReason = true, true, "no language model is configured"
 	}
 	m := &meter{allow: q.Allowance}

@@ -16,7 +16,7 @@ type port[P any] struct {
 func with[P any](pick func(Brain) P, f func(*run, context.Context, *State, port[P]) error) node {
 	return func(r *run, ctx context.Context, s *State) error {
 		// Without a model, pick(nil) is a nil port, which ask never calls.
-		return f(r, ctx, s, port[P]{model: pick(r.model), offline: pick(r.offline)})
+		return f(r, ctx, s, port[P]{model: pick(r.modelBrain), offline: pick(r.offlineBrain)})
 	}
 }
 
