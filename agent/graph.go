@@ -33,8 +33,8 @@ const (
 // firstStep is where every run starts (START in the diagram).
 const firstStep = StepCondense
 
-// node is one step of the state machine: it changes the state, and
-// nothing else decides the next step; the edges' predicates do, on the
+// node is one step of the state machine: it changes the state and
+// decides nothing; the edges' predicates choose the next step, on the
 // state the node left. Nodes are methods of run, so that they reach the
 // run's emitter and budgets; a node that asks for a judgement receives
 // only its own port (port.go), never the whole Brain.
