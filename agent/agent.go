@@ -48,16 +48,18 @@ type Config struct {
 // own State. Questions of the same thread must be serialised by the caller,
 // or the later one may overwrite the earlier one's turn.
 type Agent struct {
-	model      Brain
-	offline    Brain
-	retrievers map[Route]Retriever
-	threads    Checkpointer
-	budgets    Budgets
-	observer   Observer
-	now        func() time.Time
-	sleep      func(context.Context, time.Duration) error
-	knowledge  KnowledgeBase
-	speculate  bool
+	// modelBrain (nil without a model) and offlineBrain reach the nodes
+	// only as ports (port.go), which TestNodesAskOnlyTheirPort checks.
+	modelBrain   Brain
+	offlineBrain Brain
+	retrievers   map[Route]Retriever
+	threads      Checkpointer
+	budgets      Budgets
+	observer     Observer
+	now          func() time.Time
+	sleep        func(context.Context, time.Duration) error
+	knowledge    KnowledgeBase
+	speculate    bool
 }
 
 // New checks cfg and the transition table and returns an Agent.
@@ -66,16 +68,16 @@ func New(cfg Config) (*Agent, error) {
 		return nil, errors.New("agent: an offline Brain is required")
 	}
 	a := &Agent{
-		model:      cfg.Model,
-		offline:    cfg.Offline,
-		retrievers: cfg.Retrievers,
-		threads:    cfg.Checkpointer,
-		budgets:    cfg.Budgets.withDefaults(),
-		observer:   cfg.Observer,
-		now:        cfg.Now,
-		sleep:      cfg.Sleep,
-		knowledge:  cfg.Knowledge,
-		speculate:  cfg.Speculate,
+		modelBrain:   cfg.Model,
+		offlineBrain: cfg.Offline,
+		retrievers:   cfg.Retrievers,
+		threads:      cfg.Checkpointer,
+		budgets:      cfg.Budgets.withDefaults(),
+		observer:     cfg.Observer,
+		now:          cfg.Now,
+		sleep:        cfg.Sleep,
+		knowledge:    cfg.Knowledge,
+		speculate:    cfg.Speculate,
 	}
 	if a.retrievers == nil {
 		a.retrievers = map[Route]Retriever{}
@@ -163,8 +165,8 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 			thread.ForgetIdle(a.now(), q.MaxIdle)
 		}
 	}
-	s := &State{Thread: thread.AsOf(q.Asked), Question: text, Scope: q.Scope}
-	if a.model == nil {
+	s := &State{Thread: thread.AsOf(q.Asked), Question: text, Scope: q.Scope, WebConfigured: a.retrievers[RouteWeb] != nil}
+	if a.modelBrain == nil {
 		s.Offline, s.ModelOff, s.OfflineReason = true, true, "no language model is configured"
 	}
 	m := &meter{allow: q.Allowance}
@@ -175,6 +177,7 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 	if err != nil {
 		return Result{}, err
 	}
+	settle(s) // the best draft the checks left, when the last one was not accepted (check.go)
 	s.Usage = m.total()
 	s.Answer = shorten(s.Answer, a.budgets.MaxAnswerChars)
 	res := a.result(s)
@@ -266,7 +269,9 @@ type run struct {
 	ahead *ahead
 }
 
-// loop walks the transition table (graph.go) from its first step to end.
+// loop walks the transition table (graph.go) from its first step to end:
+// it runs each step's node, then takes the first of its edges whose
+// predicate holds on the state the node left.
 func (r *run) loop(ctx context.Context, s *State) error {
 	step := firstStep
 	for step != StepEnd {
@@ -277,17 +282,30 @@ func (r *run) loop(ctx context.Context, s *State) error {
 			return fmt.Errorf("agent: stopped before %s: %w", step, err)
 		}
 		s.Trace = append(s.Trace, step)
+		def := machine[step]
 		sctx := r.observer.StepStarted(ctx, step)
 		start, before, errsBefore := r.now(), r.meter.total(), r.modelErrors
-		next, err := machine[step].run(r, sctx, s)
-		r.observer.StepDone(sctx, r.stepReport(step, next, start, before, errsBefore, s, err))
+		var to Step
+		var err error
+		if def.alongside != "" {
+			err = machine[def.alongside].run(r, sctx, s) // it returns while its work goes on
+		}
+		if err == nil {
+			err = def.run(r, sctx, s)
+		}
+		if err == nil {
+			to, err = next(step, s, r.budgets)
+		}
+		if err == nil && def.alongside != "" && !holdsAny(def.alongside, s, r.budgets) {
+			// Its results lead nowhere the run goes. The one step run
+			// alongside another is the search ahead of the router.
+			r.dropAhead()
+		}
+		r.observer.StepDone(sctx, r.stepReport(step, to, start, before, errsBefore, s, err))
 		if err != nil {
 			return fmt.Errorf("agent: %s: %w", pathOf(s.Trace), err)
 		}
-		if !allowed(step, next) {
-			return fmt.Errorf("agent: %s returned %s, which the transition table does not allow", pathOf(s.Trace), next)
-		}
-		step = next
+		step = to
 	}
 	return nil
 }
@@ -298,29 +316,6 @@ func pathOf(trace []Step) string {
 		parts[i] = string(s)
 	}
 	return strings.Join(parts, "→")
-}
-
-// think asks the model-backed Brain, unless the model is off for this run.
-// When the model fails (after the client's own retries) f is retried with
-// the offline Brain. A server that failed, or a budget that refused a
-// call, takes the rest of the run offline, and says so once
-// (docs/DESIGN.md, rule 11); a reply that could not be used
-// (ErrBadOutput) costs only this call, since the server works and the next
-// call may well be fine. Either way the run counts as offline for its
-// badge: a run that mixed engines claims no more than the offline engine
-// supports.
-func (r *run) think(ctx context.Context, s *State, f func(Brain) error) error {
-	if !s.ModelOff {
-		err := f(r.model)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		r.failed(s, err)
-	}
-	return f(r.offline)
 }
 
 // failed records a model call that failed with err: one unusable reply,

@@ -20,8 +20,10 @@ import (
 // grading calls begun are counted as discarded (Usage.Discarded).
 
 // ahead is the work a run does while its router thinks. It belongs to the
-// run: started by the route node, taken by the vector and grade nodes,
-// and stopped by dropAhead, which the run calls before it returns.
+// run: started by the loop with the route node (StepAhead runs alongside
+// it in the table, graph.go), dropped by the loop when the router chooses
+// another route, taken by the vector and grade nodes, and stopped by
+// dropAhead, which the run calls before it returns.
 type ahead struct {
 	query  string
 	cancel context.CancelFunc
@@ -38,14 +40,15 @@ type ahead struct {
 	errs       []error
 }
 
-// startAhead starts the search (and, with Speculate, the grading) that
-// the documents' route would make first, unless the run cannot use it:
-// offline, the router is instant; without a vector retriever there is
-// nothing to search.
-func (r *run) startAhead(ctx context.Context, s *State) {
+// searchAhead, the node of StepAhead, starts the search (and, with
+// Speculate, the model's grading) that the documents' route would make
+// first, unless the run cannot use it: offline, the router is instant;
+// without a vector retriever there is nothing to search. It returns
+// while the work goes on.
+func (r *run) searchAhead(ctx context.Context, s *State, p port[Grader]) error {
 	ret := r.retrievers[RouteVector]
 	if s.ModelOff || ret == nil || r.ahead != nil {
-		return
+		return nil
 	}
 	m := &meter{}
 	actx, cancel := context.WithCancel(withMeter(ctx, m))
@@ -60,9 +63,10 @@ func (r *run) startAhead(ctx context.Context, s *State) {
 			return
 		}
 		a.gradedDocs = r.unique(docs, RouteVector)
-		a.grades, a.errs = r.gradeEach(actx, countedGrades{r.model, &a.graders}, question, a.gradedDocs)
+		a.grades, a.errs = r.gradeEach(actx, countedGrades{p.model, &a.graders}, question, a.gradedDocs)
 		a.graded = actx.Err() == nil
 	}()
+	return nil
 }
 
 // takeAhead returns the search made ahead for query, waiting for it to
@@ -137,10 +141,10 @@ func sameDocs(got []Document, want []GradedDocument) bool {
 	})
 }
 
-// gradeEach grades docs with brain, at most GradeWorkers at once: a grade
-// and an error for each. It is the concurrent half of the grade node,
-// shared with the grading done ahead.
-func (r *run) gradeEach(ctx context.Context, brain Brain, question string, docs []Document) ([]Grade, []error) {
+// gradeEach grades docs with grader, at most GradeWorkers at once: a
+// grade and an error for each. It is the concurrent half of the grade
+// node, shared with the grading done ahead.
+func (r *run) gradeEach(ctx context.Context, grader Grader, question string, docs []Document) ([]Grade, []error) {
 	grades := make([]Grade, len(docs))
 	errs := make([]error, len(docs))
 	sem := make(chan struct{}, r.budgets.GradeWorkers)
@@ -156,21 +160,20 @@ func (r *run) gradeEach(ctx context.Context, brain Brain, question string, docs 
 				errs[i] = ctx.Err()
 				return
 			}
-			errs[i] = gradeOne(ctx, brain, question, docs[i], &grades[i])
+			errs[i] = gradeOne(ctx, grader, question, docs[i], &grades[i])
 		}()
 	}
 	wg.Wait()
 	return grades, errs
 }
 
-// countedGrades is a Brain whose Grade calls are counted into n as they
-// begin.
+// countedGrades is a Grader whose calls are counted into n as they begin.
 type countedGrades struct {
-	Brain
+	Grader
 	n *atomic.Int32
 }
 
 func (c countedGrades) Grade(ctx context.Context, question string, doc Document) (Grade, error) {
 	c.n.Add(1)
-	return c.Brain.Grade(ctx, question, doc)
+	return c.Grader.Grade(ctx, question, doc)
 }

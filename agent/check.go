@@ -48,8 +48,25 @@ type Verdict struct {
 	Loose bool `json:"loose,omitempty"`
 }
 
+// Finding is what the check made of the last draft. It decides whether
+// another draft is written (redraft, graph.go) and, when none is, what
+// the run shows (settle).
+type Finding int
+
+// The findings, one per way check can judge a draft.
+const (
+	FindingNone       Finding = iota // no draft was checked: a direct answer, or none
+	FindingAnswers                   // grounded and answering: done
+	FindingPartial                   // grounded, but not answering what was asked
+	FindingUngrounded                // claims the documents do not support
+	FindingUncertain                 // the verdict contradicts itself
+	FindingCutOff                    // cut off before the model finished it: not checked
+	FindingNotAnswer                 // not an answer at all (substantive): not checked
+)
+
 // check judges the answer on two counts (Verdict): grounded in its sources,
-// and answering what was asked (docs/DESIGN.md, rule 10).
+// and answering what was asked (docs/DESIGN.md, rule 10), and records its
+// Finding, from which the edges (graph.go) and settle decide what follows.
 //
 //   - Grounded and answering: done.
 //   - Not grounded: regenerated, told the unsupported claims, while the
@@ -72,7 +89,7 @@ type Verdict struct {
 //   - Uncertain (the verdict contradicts itself): shown as it is, low.
 //
 // All regenerations come out of the one budget, MaxRegenerations.
-func (r *run) check(ctx context.Context, s *State) (Step, error) {
+func (r *run) check(ctx context.Context, s *State, p port[Checker]) error {
 	s.Checked = true
 	s.Missing = ""
 	if s.Cut != nil {
@@ -83,30 +100,24 @@ func (r *run) check(ctx context.Context, s *State) (Step, error) {
 		if substantive(s.Answer) {
 			s.CutDraft, s.CutDraftAtLimit = s.Answer, s.Cut.AtLimit
 		}
-		if s.Regenerations < r.budgets.MaxRegenerations {
-			return StepGenerate, nil
-		}
-		settle(s)
-		return StepEnd, nil
+		s.Finding = FindingCutOff
+		return nil
 	}
 	if !substantive(s.Answer) {
 		// Nothing to check: a checker may call "[2]" grounded, as it
 		// claims nothing. It is never kept as a draft.
 		s.Grounded, s.Answers, s.Unsupported = false, false, nil
-		if s.Regenerations < r.budgets.MaxRegenerations {
-			return StepGenerate, nil
-		}
-		settle(s)
-		return StepEnd, nil
+		s.Finding = FindingNotAnswer
+		return nil
 	}
 	r.emit(Event{Kind: EventChecking, Step: StepCheck})
 	var v Verdict
-	err := r.think(ctx, s, func(b Brain) (err error) {
-		v, err = b.Check(ctx, s.Standalone, s.Answer, s.Relevant)
+	err := p.ask(r, ctx, s, func(c Checker) (err error) {
+		v, err = c.Check(ctx, s.Standalone, s.Answer, s.Relevant)
 		return err
 	})
 	if err != nil {
-		return "", err
+		return err
 	}
 	if v.Grounded && len(v.Unsupported) > 0 {
 		// The verdict contradicts itself: grounded, yet with claims
@@ -117,12 +128,11 @@ func (r *run) check(ctx context.Context, s *State) (Step, error) {
 		// regenerated (that would chase claims nobody showed to be
 		// unsupported), and its "claims" are not shown as unverified.
 		// A grounded partial draft is still preferred to it, as to any
-		// draft that is not grounded (docs/DESIGN.md, "Confidence badge").
+		// draft that is not grounded (docs/DESIGN.md, "Confidence
+		// badge"; settle).
 		s.Grounded, s.Answers, s.Unsupported = false, false, nil
-		if s.PartialDraft != "" {
-			showPartial(s)
-		}
-		return StepEnd, nil
+		s.Finding = FindingUncertain
+		return nil
 	}
 	s.Grounded = v.Grounded
 	s.Answers = s.Grounded && v.Answers
@@ -130,16 +140,13 @@ func (r *run) check(ctx context.Context, s *State) (Step, error) {
 	if s.Grounded {
 		s.Unsupported = nil
 		if s.Answers {
-			return StepEnd, nil
+			s.Finding = FindingAnswers
+			return nil
 		}
 		s.Missing = cleanMissing(v.Missing)
 		s.PartialDraft, s.PartialMissing = s.Answer, s.Missing
-		if !s.AnswerRetried && s.Regenerations < r.budgets.MaxRegenerations {
-			s.AnswerRetried = true
-			return StepGenerate, nil
-		}
-		showPartial(s)
-		return StepEnd, nil
+		s.Finding = FindingPartial
+		return nil
 	}
 	s.Unsupported = v.Unsupported
 	if len(s.Unsupported) == 0 {
@@ -148,21 +155,29 @@ func (r *run) check(ctx context.Context, s *State) (Step, error) {
 	if s.Draft == "" || len(s.Unsupported) < len(s.DraftUnsupported) {
 		s.Draft, s.DraftUnsupported = s.Answer, s.Unsupported
 	}
-	if s.Regenerations < r.budgets.MaxRegenerations {
-		return StepGenerate, nil
-	}
-	settle(s)
-	return StepEnd, nil
+	s.Finding = FindingUngrounded
+	return nil
 }
 
-// settle ends a run whose regenerations are spent without a grounded,
-// answering draft, with the best draft it has: the last grounded draft
-// that did not answer, as partial (related text that is true beats an
-// answer that is not); else the ungrounded draft with the fewest
-// unsupported claims, those claims listed; else the last draft cut off,
-// saying so (a whole answer that was checked beats half of one that was
-// not); else, when no draft was an answer at all, no answer.
+// settle is the end of a run whose last draft was checked and not
+// accepted, once no other draft will be written (the check's END edge):
+// it shows the best draft the run has. An uncertain draft is shown as it
+// is, unless a grounded partial draft was kept. Otherwise, the last
+// grounded draft that did not answer, as partial (related text that is
+// true beats an answer that is not); else the ungrounded draft with the
+// fewest unsupported claims, those claims listed; else the last draft cut
+// off, saying so (a whole answer that was checked beats half of one that
+// was not); else, when no draft was an answer at all, no answer.
 func settle(s *State) {
+	switch s.Finding {
+	case FindingNone, FindingAnswers:
+		return
+	case FindingUncertain:
+		if s.PartialDraft != "" {
+			showPartial(s)
+		}
+		return
+	}
 	switch {
 	case s.PartialDraft != "":
 		showPartial(s)

@@ -22,16 +22,16 @@ type Condenser interface {
 // "What is our data retention policy for EU customers?") so that routing
 // and retrieval see the whole question. The user's words stay in
 // s.Question; only the standalone form and the search query change.
-func (r *run) condense(ctx context.Context, s *State) (Step, error) {
+func (r *run) condense(ctx context.Context, s *State, p port[Condenser]) error {
 	s.Standalone = s.Question
 	if len(s.Thread.Turns) > 0 {
 		var q string
-		err := r.think(ctx, s, func(b Brain) (err error) {
-			q, err = b.Condense(ctx, s.Thread.Turns, s.Question)
+		err := p.ask(r, ctx, s, func(c Condenser) (err error) {
+			q, err = c.Condense(ctx, s.Thread.Turns, s.Question)
 			return err
 		})
 		if err != nil {
-			return "", err
+			return err
 		}
 		if q = strings.TrimSpace(q); q != "" {
 			s.Standalone = q
@@ -41,5 +41,5 @@ func (r *run) condense(ctx context.Context, s *State) (Step, error) {
 		}
 	}
 	s.Query = s.Standalone
-	return StepRoute, nil
+	return nil
 }

@@ -50,7 +50,7 @@ type GenerateRequest struct {
 // which claims were unsupported or, when the draft was grounded but did
 // not answer, what it did not say; after a draft cut off, it writes it
 // again, told to be shorter when the draft reached the length limit.
-func (r *run) generate(ctx context.Context, s *State) (Step, error) {
+func (r *run) generate(ctx context.Context, s *State, p port[Generator]) error {
 	req := GenerateRequest{Question: s.Standalone, History: s.Thread.Turns, Docs: s.Relevant}
 	if s.Checked {
 		s.Regenerations++
@@ -69,6 +69,7 @@ func (r *run) generate(ctx context.Context, s *State) (Step, error) {
 			req.Unsupported = []string{retryNoAnswer}
 			reason = "the draft was not an answer"
 		case s.Grounded && !s.Answers:
+			s.AnswerRetried = true // the one regeneration for it (redraft, graph.go)
 			req.Unsupported = []string{retryMissing(s.Missing)}
 			reason = notAnsweringReason(s.Missing)
 		}
@@ -82,13 +83,13 @@ func (r *run) generate(ctx context.Context, s *State) (Step, error) {
 	// (docs/DESIGN.md, rule 11), and its extractive answer quotes the
 	// documents that were found, rather than the run ending in no answer.
 	last := s.Regenerations >= r.budgets.MaxRegenerations && s.Draft == "" && s.PartialDraft == ""
-	model := !s.ModelOff // think asks the model first, unless it is off
+	model := !s.ModelOff // ask tries the model first, unless it is off
 	d := drafts{run: r, relevant: s.Relevant, attempt: s.Regenerations}
 	req.OnText = d.grew
 	var answer string
 	s.Cut = nil
-	err := r.think(ctx, s, func(b Brain) (err error) {
-		answer, err = b.Generate(ctx, req)
+	err := p.ask(r, ctx, s, func(g Generator) (err error) {
+		answer, err = g.Generate(ctx, req)
 		if model && errors.As(err, &s.Cut) {
 			// A failed step, not a model that failed: the check
 			// decides what becomes of the draft.
@@ -102,13 +103,13 @@ func (r *run) generate(ctx context.Context, s *State) (Step, error) {
 		return err
 	})
 	if err != nil {
-		return "", err
+		return err
 	}
 	s.Answer = strings.TrimSpace(answer)
 	if s.Cut == nil {
 		d.show(s.Answer) // the whole draft, which the check is about to read
 	}
-	return StepCheck, nil
+	return nil
 }
 
 // draftStep is how much a streamed draft grows between two of its

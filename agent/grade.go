@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/switchboard/switchboard/internal/panics"
 )
@@ -27,13 +26,13 @@ type Grade struct {
 }
 
 // grade judges every retrieved document on its own, several at a time, and
-// keeps only the relevant ones for the generator. It then decides the next
-// step: generate when anything is relevant; otherwise rewrite (the query,
-// and perhaps the route) while the budget lasts, then one web fallback,
-// then no answer.
-func (r *run) grade(ctx context.Context, s *State) (Step, error) {
-	if err := r.gradeAll(ctx, s); err != nil {
-		return "", err
+// keeps only the relevant ones for the generator. Its edges (graph.go) go
+// on to generate when anything is relevant; otherwise to rewrite (the
+// query, and perhaps the route) while the budget lasts, then to one web
+// fallback, then to no answer.
+func (r *run) grade(ctx context.Context, s *State, p port[Grader]) error {
+	if err := r.gradeAll(ctx, s, p); err != nil {
+		return err
 	}
 	s.Relevant = s.Relevant[:0]
 	for _, d := range s.Docs {
@@ -45,48 +44,22 @@ func (r *run) grade(ctx context.Context, s *State) (Step, error) {
 		s.Attempts[n-1].Relevant = len(s.Relevant)
 	}
 	r.emit(Event{Kind: EventGraded, Step: StepGrade, Count: len(s.Relevant), Total: len(s.Docs)})
-
-	switch {
-	case len(s.Relevant) > 0:
-		return StepGenerate, nil
-	case s.Fallback:
-		// The web fallback was the last resort.
-		return StepNoAnswer, nil
-	case s.Rewrites < r.budgets.MaxRewrites:
-		return StepRewrite, nil
-	default:
-		return r.fallback(s, StepGrade, "nothing relevant after "+strconv.Itoa(s.Rewrites)+" rewrites"), nil
-	}
-}
-
-// fallback is where a run goes when rewriting is over (the budget is spent,
-// or the rewriter has no new search): one web search for the question,
-// unless the web was already searched or is not configured, then no answer.
-func (r *run) fallback(s *State, from Step, why string) Step {
-	switch {
-	case r.webAvailable(s):
-		s.Fallback = true
-		s.Query = s.Standalone // the web gets the question, not the last rewrite
-		r.emit(Event{Kind: EventWebFallback, Step: from, Reason: why})
-		return StepWeb
-	case !s.WebTried:
-		s.Attempts = append(s.Attempts, Attempt{Route: RouteWeb, Note: "no web fallback: " + webNotSetUp})
-	}
-	return StepNoAnswer
+	return nil
 }
 
 // gradeAll grades s.Docs concurrently with at most GradeWorkers calls in
 // flight, or takes the grades made ahead of the route (ahead.go). The
 // documents the model could not grade are graded offline; a server that
 // failed, or a budget that refused a call, takes the rest of the run
-// offline (see think).
-func (r *run) gradeAll(ctx context.Context, s *State) error {
+// offline (see port.ask).
+func (r *run) gradeAll(ctx context.Context, s *State, p port[Grader]) error {
 	if len(s.Docs) == 0 {
 		return nil
 	}
-	brain := r.offline
-	if !s.ModelOff {
-		brain = r.model
+	offline := s.ModelOff
+	g := p.model
+	if offline {
+		g = p.offline
 	}
 	grades, errs := r.takeGrades(s)
 	if grades == nil {
@@ -94,7 +67,7 @@ func (r *run) gradeAll(ctx context.Context, s *State) error {
 		for i, d := range s.Docs {
 			docs[i] = d.Document
 		}
-		grades, errs = r.gradeEach(ctx, brain, s.Standalone, docs)
+		grades, errs = r.gradeEach(ctx, g, s.Standalone, docs)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -103,11 +76,11 @@ func (r *run) gradeAll(ctx context.Context, s *State) error {
 		if err == nil {
 			continue
 		}
-		if brain == r.offline {
+		if offline {
 			return err
 		}
 		r.failed(s, err)
-		if grades[i], err = r.offline.Grade(ctx, s.Standalone, s.Docs[i].Document); err != nil {
+		if grades[i], err = p.offline.Grade(ctx, s.Standalone, s.Docs[i].Document); err != nil {
 			return err
 		}
 	}
@@ -119,9 +92,9 @@ func (r *run) gradeAll(ctx context.Context, s *State) error {
 
 // gradeOne grades doc into g. A panic on odd model output costs this
 // grade, not the process: it is handled as the model's failure.
-func gradeOne(ctx context.Context, brain Brain, question string, doc Document, g *Grade) error {
+func gradeOne(ctx context.Context, grader Grader, question string, doc Document, g *Grade) error {
 	return panics.Catch(nil, "grade", func() (err error) {
-		*g, err = brain.Grade(ctx, question, doc)
+		*g, err = grader.Grade(ctx, question, doc)
 		return err
 	})
 }

@@ -23,15 +23,20 @@ const emptyKnowledgeBase = "I couldn't find an answer: the knowledge base is emp
 // noAnswer ends a run that found nothing relevant, saying what was
 // searched so that the asker can judge where else to look, or that there
 // is nothing to search yet.
-func (r *run) noAnswer(ctx context.Context, s *State) (Step, error) {
+func (r *run) noAnswer(ctx context.Context, s *State) error {
 	s.NoAnswer = true
+	if !s.WebTried {
+		// Rewriting ended with no web fallback to run, since the web
+		// would have been searched were it configured (graph.go).
+		s.Attempts = append(s.Attempts, Attempt{Route: RouteWeb, Note: "no web fallback: " + webNotSetUp})
+	}
 	// Only document searches say so: a graph question may find an empty
 	// document store but a full graph (PostgreSQL with Neo4j), and a web
 	// question has its own reason (web search not configured).
 	if r.knowledge != nil && s.Route == RouteVector {
 		if empty, err := r.knowledge.Empty(ctx); err == nil && empty {
 			s.Answer = emptyKnowledgeBase
-			return StepEnd, nil
+			return nil
 		}
 	}
 	var b strings.Builder
@@ -55,7 +60,7 @@ func (r *run) noAnswer(ctx context.Context, s *State) (Step, error) {
 		}
 	}
 	s.Answer = b.String()
-	return StepEnd, nil
+	return nil
 }
 
 // capital starts s with a capital letter (the places are lower case, for

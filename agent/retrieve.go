@@ -7,22 +7,22 @@ import (
 )
 
 // vector searches internal documents.
-func (r *run) vector(ctx context.Context, s *State) (Step, error) {
+func (r *run) vector(ctx context.Context, s *State) error {
 	return r.retrieve(ctx, s, RouteVector)
 }
 
 // graph searches the knowledge graph.
-func (r *run) graph(ctx context.Context, s *State) (Step, error) {
+func (r *run) graph(ctx context.Context, s *State) error {
 	return r.retrieve(ctx, s, RouteGraph)
 }
 
 // retrieve asks one backend for documents and hands them to the grader. A
 // backend that fails is an error of the run: rewriting the query cannot
 // repair a database that is down, and the asker should hear so.
-func (r *run) retrieve(ctx context.Context, s *State, route Route) (Step, error) {
+func (r *run) retrieve(ctx context.Context, s *State, route Route) error {
 	ret := r.retrievers[route]
 	if ret == nil {
-		return "", fmt.Errorf("no %s retriever is configured", route)
+		return fmt.Errorf("no %s retriever is configured", route)
 	}
 	again := searchedBefore(s, route)
 	var docs []Document
@@ -37,10 +37,10 @@ func (r *run) retrieve(ctx context.Context, s *State, route Route) (Step, error)
 	if err != nil {
 		// The query is the asker's words: it stays out of errors, which
 		// are logged at error level.
-		return "", fmt.Errorf("%s search: %w", route, err)
+		return fmt.Errorf("%s search: %w", route, err)
 	}
 	r.received(s, route, docs)
-	return StepGrade, nil
+	return nil
 }
 
 // received records a retrieval's documents for grading.

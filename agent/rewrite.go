@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
 )
@@ -89,9 +88,11 @@ func NormalizeQuery(q string) string {
 // agent can search. The agent holds it to both: a switch to a route with no
 // retriever is refused (the rewrite stays on the current route), and a
 // query already sent to the chosen route is never sent there again. When
-// the rewriter has no new search left, rewriting ends early and the run
-// goes on as if the budget were spent: the web fallback, then no answer.
-func (r *run) rewrite(ctx context.Context, s *State) (Step, error) {
+// the rewriter has no new search left (s.NoNewSearch), rewriting ends
+// early and the run goes on as if the budget were spent: the web
+// fallback, then no answer. The edges (graph.go) lead to the retrieval
+// node of s.Route, or to that fallback.
+func (r *run) rewrite(ctx context.Context, s *State, p port[Rewriter]) error {
 	s.Rewrites++
 	req := RewriteRequest{
 		Question: s.Standalone,
@@ -102,8 +103,8 @@ func (r *run) rewrite(ctx context.Context, s *State) (Step, error) {
 		Max:      r.budgets.MaxRewrites,
 	}
 	var rw Rewrite
-	err := r.think(ctx, s, func(b Brain) (err error) {
-		rw, err = b.Rewrite(ctx, req)
+	err := p.ask(r, ctx, s, func(rwr Rewriter) (err error) {
+		rw, err = rwr.Rewrite(ctx, req)
 		if err == nil && !r.usable(req, &rw) {
 			// A repeat from the model is its failure, like any bad
 			// output; the offline rewriter then tries.
@@ -115,10 +116,11 @@ func (r *run) rewrite(ctx context.Context, s *State) (Step, error) {
 		// Not even the offline rewriter has a search left to try: this
 		// rewrite was not made.
 		s.Rewrites--
-		return r.fallback(s, StepRewrite, "no new search query left after "+strconv.Itoa(s.Rewrites)+" rewrites"), nil
+		s.NoNewSearch = true
+		return nil
 	}
 	if err != nil {
-		return "", err
+		return err
 	}
 	switched := rw.Route != s.Route
 	s.Query = rw.Query
@@ -133,7 +135,7 @@ func (r *run) rewrite(ctx context.Context, s *State) (Step, error) {
 		ev.Reason = reason
 	}
 	r.emit(ev)
-	return retrievalStep(s.Route), nil
+	return nil
 }
 
 // errRepeat marks a rewrite that would only repeat a search. From the

@@ -34,47 +34,31 @@ type EvidentRouter interface {
 	EvidentRoute(ctx context.Context, question string) (RouteDecision, bool, error)
 }
 
-// route decides where the answer lives.
-func (r *run) route(ctx context.Context, s *State) (Step, error) {
-	r.startAhead(ctx, s)
+// route decides where the answer lives; the route's edges (graph.go)
+// lead to the node that serves it. The documents are searched meanwhile
+// (ahead.go), a step the loop starts alongside this one. Evidence the
+// offline engine finds plain (EvidentRouter) decides before the model.
+func (r *run) route(ctx context.Context, s *State, p port[Router]) error {
 	var d RouteDecision
-	ev, evident := r.offline.(EvidentRouter)
-	if evident {
+	evident := false
+	if ev, ok := p.offline.(EvidentRouter); ok {
 		var err error
-		if d, evident, err = ev.EvidentRoute(ctx, s.Standalone); err != nil {
-			evident = false // the model's router decides
-		}
+		d, evident, err = ev.EvidentRoute(ctx, s.Standalone)
+		evident = evident && err == nil // on an error, the router decides
 	}
 	if !evident {
-		err := r.think(ctx, s, func(b Brain) (err error) {
-			d, err = b.Route(ctx, s.Standalone)
+		err := p.ask(r, ctx, s, func(rt Router) (err error) {
+			d, err = rt.Route(ctx, s.Standalone)
 			if err == nil && !d.Route.Valid() {
 				err = fmt.Errorf("router chose unknown route %q", d.Route)
 			}
 			return err
 		})
 		if err != nil {
-			return "", err
+			return err
 		}
-	}
-	if d.Route != RouteVector {
-		r.dropAhead()
 	}
 	s.Route, s.RouteReason = d.Route, d.Reason
 	r.emit(Event{Kind: EventRouted, Step: StepRoute, Route: d.Route, Reason: d.Reason})
-	return retrievalStep(d.Route), nil
-}
-
-// retrievalStep maps a route to the node that serves it.
-func retrievalStep(route Route) Step {
-	switch route {
-	case RouteGraph:
-		return StepGraph
-	case RouteWeb:
-		return StepWeb
-	case RouteDirect:
-		return StepDirect
-	default:
-		return StepVector
-	}
+	return nil
 }

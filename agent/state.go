@@ -198,6 +198,12 @@ type State struct {
 	Relevant []Document       // documents graded relevant, the only ones the generator sees
 	Fallback bool             // the current retrieval is the web fallback
 	WebTried bool
+	// WebConfigured is set when the run has a web retriever: the web
+	// fallback can run, once (graph.go).
+	WebConfigured bool
+	// NoNewSearch is set when the rewriter had no new search left:
+	// rewriting is over, as when its budget is spent.
+	NoNewSearch bool
 	// Attempts are the run's searches, oldest first: the route and query of
 	// each, what it found, and the searches that could not run. The
 	// rewriter sees them, so that it never repeats one.
@@ -216,6 +222,7 @@ type State struct {
 	PartialMissing   string       // Missing of PartialDraft
 	AnswerRetried    bool         // the one regeneration for an answer that did not answer is used
 	Checked          bool         // at least one check ran, so the next generate is a regeneration
+	Finding          Finding      // what the last check made of the last draft
 	Cut              *CutOffError // the last draft was cut off before the model finished it; nil when it is whole
 	CutDraft         string       // the last draft cut off that was an answer as far as it went, shown if no checked draft is left
 	CutDraftAtLimit  bool         // CutDraft was cut at the length limit

@@ -3,30 +3,58 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strconv"
 )
 
-// web searches the public web: as the chosen route, or as the fallback
-// after the rewrites are used up. Unlike the internal stores, a web search
-// that is not configured or fails is not an error of the run: the answer
-// says what happened and ends without one.
-func (r *run) web(ctx context.Context, s *State) (Step, error) {
+// web searches the public web: as the chosen route (the router's or a
+// rewrite's), or as the fallback once rewriting is over. Unlike the
+// internal stores, a web search that is not configured or fails is not an
+// error of the run: the answer says what happened and ends without one.
+func (r *run) web(ctx context.Context, s *State) error {
+	if s.Route != RouteWeb {
+		// No route chose the web, so this is the fallback, which
+		// searches for the question, not the last rewrite.
+		s.Fallback = true
+		s.Query = s.Standalone
+		r.emit(Event{Kind: EventWebFallback, Step: fallbackFrom(s), Reason: fallbackReason(s)})
+	}
 	s.WebTried = true
 	ret := r.retrievers[RouteWeb]
 	if ret == nil {
-		return r.webUnavailable(s, webNotSetUp, webSetUpHint)
+		r.webUnavailable(s, webNotSetUp, webSetUpHint)
+		return nil
 	}
 	docs, err := ret.Retrieve(ctx, Request{Query: s.Query, Question: s.Standalone, Scope: s.Scope, Limit: r.budgets.TopK})
 	if ctx.Err() != nil {
-		return "", ctx.Err()
+		return ctx.Err()
 	}
 	if isNotConfigured(err) {
-		return r.webUnavailable(s, webNotSetUp, webSetUpHint)
+		r.webUnavailable(s, webNotSetUp, webSetUpHint)
+		return nil
 	}
 	if err != nil {
-		return r.webUnavailable(s, "web search failed", fmt.Sprintf("Web search failed: %v", err))
+		r.webUnavailable(s, "web search failed", fmt.Sprintf("Web search failed: %v", err))
+		return nil
 	}
 	r.received(s, RouteWeb, docs)
-	return StepGrade, nil
+	return nil
+}
+
+// fallbackFrom is the step that ended rewriting: the rewriter, when it had
+// no new search left, else grade, when the rewrite budget was spent.
+func fallbackFrom(s *State) Step {
+	if s.NoNewSearch {
+		return StepRewrite
+	}
+	return StepGrade
+}
+
+// fallbackReason says why the web fallback runs.
+func fallbackReason(s *State) string {
+	if s.NoNewSearch {
+		return "no new search query left after " + strconv.Itoa(s.Rewrites) + " rewrites"
+	}
+	return "nothing relevant after " + strconv.Itoa(s.Rewrites) + " rewrites"
 }
 
 // What the thread reads when the web route has no search to use, and what
@@ -36,15 +64,10 @@ const (
 	webSetUpHint = "Web search is not configured: an admin can enable it by setting TAVILY_API_KEY."
 )
 
-// webUnavailable ends the web route with why, which the answer shows;
+// webUnavailable notes why the web could not be searched, which the
+// answer shows (and which ends the web route: webFailed, graph.go);
 // detail goes to the asker alone.
-func (r *run) webUnavailable(s *State, why, detail string) (Step, error) {
+func (r *run) webUnavailable(s *State, why, detail string) {
 	s.Attempts = append(s.Attempts, Attempt{Route: RouteWeb, Query: s.Query, Note: why})
 	r.emit(Event{Kind: EventNotice, Step: StepWeb, Route: RouteWeb, Reason: why, Detail: detail})
-	return StepNoAnswer, nil
-}
-
-// webAvailable reports whether a web fallback is worth trying.
-func (r *run) webAvailable(s *State) bool {
-	return r.retrievers[RouteWeb] != nil && !s.WebTried
 }
