@@ -319,26 +319,12 @@ func newAnswerPlace(text string) answerPlace {
 	for _, t := range w.toks {
 		w.set[t.Stem] = true
 		w.set[lemma(t)] = true
-		if v := verbOf(t.Lower); v != "" {
-			w.set[words.Stem(v)] = true
+		for _, v := range family(t.Lower) {
+			w.set[v] = true
 		}
 		w.words[t.Lower] = true
 	}
 	return w
-}
-
-// verbOf returns the verb a noun ending in -ion or -ment is made from, as
-// far as cutting the suffix gives it, so that a question's "connected"
-// meets "Connections" and "pay" meets "payments". It returns "" for other
-// words and for short ones ("lion", "cement").
-func verbOf(w string) string {
-	w = strings.TrimSuffix(w, "s")
-	for _, suffix := range []string{"ion", "ment"} {
-		if v, ok := strings.CutSuffix(w, suffix); ok && len(v) >= 3 {
-			return v
-		}
-	}
-	return ""
 }
 
 // answersFocus checks the answer's supported sentences (without

@@ -4,7 +4,8 @@
 // and to finish a run when the model fails.
 //
 // It is honest about what it is. The router and the grader work on words
-// (stopwords removed, suffixes stripped, a thesaurus of business and policy vocabulary (synonyms.go)); the
+// (stopwords removed, suffixes stripped, related words from WordNet: see
+// related.go and package lexicon); the
 // generator quotes the sentences of the sources that share the most words
 // with the question and cites each one; the checker verifies that every
 // sentence of an answer is made of words and numbers found in the sources it

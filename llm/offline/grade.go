@@ -9,10 +9,7 @@ import (
 )
 
 // relevantShare is the share of the question's keyword weight a document
-// must contain to be relevant. With generic words ("policy", "customer")
-// counting half, 40% lets "data retention policy for EU customers" match a
-// retention document (data, retention, policy) but not a refund policy that
-// merely mentions customers.
+// must contain to be relevant, chatty words counting half.
 const relevantShare = 0.4
 
 // specificShare is the share of the question's specific (non-generic)
@@ -25,11 +22,11 @@ const specificShare = 0.5
 //
 // A text document is relevant when the question's topic keywords it
 // contains carry at least 40% of their weight, and at least one of them is
-// not a generic word. A keyword is found in any of its forms ("lost" for
-// "losing", "deletion" for "deleted") or as a synonym from the thesaurus
-// ("reimbursement" for "refund", "site" for "location"); a phrase of the
-// thesaurus ("sign up") is one keyword, and found in part counts its share
-// of words. A question with one or two specific (non-generic) topic words
+// a topic word (not chatty: see chattyAt). A keyword is found in any of
+// its forms ("lost" for "losing", "deletion" for "deleted") or as a related
+// word from WordNet ("automobile" for "car"); a phrase WordNet knows
+// ("sign up") is one keyword, and found in part counts its share of
+// words. A question with one or two specific (topic) words
 // must find more than half of them: "parental leave" is not answered by a
 // document where someone merely "leaves". The words that shape the
 // question rather than name its topic are not counted at all: the word

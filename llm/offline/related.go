@@ -230,3 +230,36 @@ func isTimeUnit(w string) bool {
 	}
 	return false
 }
+
+// familyCache holds family's answers; it is emptied when full.
+var familyCache = struct {
+	sync.Mutex
+	m map[string][]string
+}{m: map[string][]string{}}
+
+// family returns the stems of the words WordNet derives from the word's
+// base forms or them from it, that start like it: "deletion" gives delete,
+// "payment" pay, "monthly" month, "severe" severity. It replaces cutting
+// suffixes by hand, which took "lion" for a verb.
+func family(w string) []string {
+	familyCache.Lock()
+	out, ok := familyCache.m[w]
+	familyCache.Unlock()
+	if ok {
+		return out
+	}
+	for _, b := range lexicon.Lemmas(w) {
+		for _, d := range lexicon.Derived(b) {
+			if len(d) >= 3 && len(w) >= 3 && d[:3] == w[:3] && !strings.Contains(d, " ") {
+				out = append(out, words.Stem(d))
+			}
+		}
+	}
+	familyCache.Lock()
+	if len(familyCache.m) >= maxRelatedCache {
+		clear(familyCache.m)
+	}
+	familyCache.m[w] = out
+	familyCache.Unlock()
+	return out
+}

@@ -268,24 +268,16 @@ func allIn(set map[string]bool, stems []string) bool {
 }
 
 // appendVariants appends to dst the other stems a word is found under:
-// the lemma of an irregular form ("kept" is keep), the verb of a noun in
-// -ion or -ment ("deletion" is delete, "payment" pay), the word a
-// derivation is made from ("delivery" is deliver, "monthly" month; see
-// derivations), the number of an ordinal or a number word ("10th" and
-// "ten" are 10) and the singular of a three-letter plural ("ups" in
-// "meet-ups"). Stem sets hold them too, so the forms meet either way.
+// the lemma of an irregular form ("kept" is keep), the words of its family
+// in WordNet ("deletion" is delete, "monthly" month; see family), the
+// number of an ordinal or a number word ("10th" and "ten" are 10) and the
+// singular of a three-letter plural ("ups" in "meet-ups"). Stem sets hold
+// them too, so the forms meet either way.
 func appendVariants(dst []string, t words.Token) []string {
 	if b := baseOf(t.Lower); b != "" {
 		dst = append(dst, words.Stem(b))
 	}
-	if v := verbOf(t.Lower); v != "" {
-		dst = append(dst, words.Stem(v))
-	}
-	for _, d := range derivations {
-		if base, ok := strings.CutSuffix(t.Lower, d.suffix); ok && len(base) >= d.min {
-			dst = append(dst, words.Stem(base+d.add))
-		}
-	}
+	dst = append(dst, family(t.Lower)...)
 	if n := words.Ordinal(t.Lower); n != "" {
 		dst = append(dst, n)
 	}
@@ -296,24 +288,6 @@ func appendVariants(dst []string, t words.Token) []string {
 		dst = append(dst, n)
 	}
 	return dst
-}
-
-// derivations are the suffixes that make nouns, adjectives and adverbs of
-// other words, cut to find the word they are made from: "delivery" is
-// deliver, "illness" ill, "monthly" month, "political" politics. Cutting
-// may leave a stem no word has ("business" gives "busi"), which matches
-// nothing. Suffixes that too
-// often leave a word of another meaning are not cut: -er ("offer",
-// "customer"), -al other than -ical ("personal", "internal") and -ance
-// ("allowance").
-var derivations = []struct {
-	suffix, add string
-	min         int // shortest base
-}{
-	{"ly", "", 4},
-	{"ery", "er", 4},
-	{"ical", "ic", 3},
-	{"ness", "", 3},
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
