@@ -26,7 +26,7 @@ func TestAppendVariants(t *testing.T) {
 		{"bus", []string{"bu"}}, // which matches nothing
 		{"ten", []string{"10"}},
 		{"refund", nil},
-		{"only", nil}, // too short a base
+		{"only", nil},                                   // too short a base
 		{"personal", []string{"personality", "person"}}, // WordNet's family of the word
 		{"allowance", []string{"allow"}},
 		{"lion", []string{"lioniz"}}, // lionize, not a verb "li"
