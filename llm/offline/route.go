@@ -144,11 +144,11 @@ var (
 	}
 	// internalWords include the asker ("When do I have to post my plan
 	// this week?") and notice periods ("How far in advance is maintenance
-	// announced?"): rules, not news.
+	// announced?"): rules, not news. "Team" is not among them: "Did the Go
+	// team announce a release this week?" is news about others.
 	internalWords = []string{
-		"our", "we", "us", "my", "i", "me", "im", "internal", "company", "team", "policy", "policies",
-		"handbook", "wiki", "doc", "docs", "document", "documents", "channel", "slack", "discord",
-		"in advance", "notice",
+		"our", "we", "us", "my", "i", "me", "im", "internal", "company", "policy", "policies",
+		"handbook", "wiki", "doc", "docs", "document", "documents", "in advance", "notice",
 	}
 )
 
