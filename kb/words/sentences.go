@@ -59,7 +59,19 @@ func isAbbreviation(before string) bool {
 		r, _ := utf8.DecodeRuneInString(last)
 		return unicode.IsLetter(r)
 	}
-	return abbreviations[last]
+	return abbreviations[last] || initials(last)
+}
+
+// initials reports whether s is single letters joined by full stops, as
+// in "U.S", "e.g" or "a.m": the full stop after it ends no sentence.
+func initials(s string) bool {
+	parts := strings.Split(s, ".")
+	for _, p := range parts {
+		if utf8.RuneCountInString(p) != 1 {
+			return false
+		}
+	}
+	return len(parts) > 1
 }
 
 // StripBullet removes a list marker ("- ", "* ", "• ", "1. ", "2) ", "> ")

@@ -131,3 +131,11 @@ func FuzzText(f *testing.F) {
 		_ = Ordinal(s)
 	})
 }
+
+// Initials joined by full stops end no sentence: "the U.S. agency".
+func TestSentencesKeepInitials(t *testing.T) {
+	got := Sentences("It was created by the U.S. Federal Emergency Management Agency. It is old.", 10)
+	if len(got) != 2 || !strings.HasSuffix(got[0], "Agency.") {
+		t.Errorf("Sentences = %q, want the first to run to Agency.", got)
+	}
+}

@@ -126,15 +126,31 @@ type focusSpan struct {
 	text string
 }
 
-// focusOf reads the focus of a question.
+// focusOf reads the focus of a question. Only the asking parts give the
+// focus its words; the scene's names still locate the answer ("I'm in
+// Massachusetts. How long is paid leave?" asks about Massachusetts). When
+// the asking part names no topic of its own ("… 'span of control' — what
+// does that refer to?"), the scene is what it asks about.
 func focusOf(question string) questionFocus {
+	all, asks := asking(question)
+	f := focusIn(all, asks)
+	for _, k := range f.terms {
+		if !k.chat && !f.isNameTerm(k) {
+			return f
+		}
+	}
+	if len(asks) < len(all) {
+		f = focusIn(all, all)
+	}
+	return f
+}
+
+// focusIn reads the focus of a question split into parts, of which asks
+// are the asking ones.
+func focusIn(all, asks []string) questionFocus {
 	var f questionFocus
 	var toks []words.Token
 	var starts []bool // toks[i] starts a sentence of the question
-	// Only the asking parts give the focus its words; the scene's names
-	// still locate the answer ("I'm in Massachusetts. How long is paid
-	// leave?" asks about Massachusetts).
-	all, asks := asking(question)
 	for _, sent := range all {
 		ask := slices.Contains(asks, sent)
 		for k, t := range words.Tokens(sent) {
@@ -150,7 +166,7 @@ func focusOf(question string) questionFocus {
 			f.numText = append(f.numText, t.Text)
 		}
 	}
-	for _, n := range words.Numbers(clip(question, maxQuestion)) {
+	for _, n := range words.Numbers(strings.Join(asks, " ")) { // not the scene's: "five years now"
 		f.numbers = append(f.numbers, n)
 		f.numText = append(f.numText, n)
 	}

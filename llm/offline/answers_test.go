@@ -2,6 +2,7 @@ package offline
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,5 +201,27 @@ func TestFocusOf(t *testing.T) {
 			t.Errorf("focusOf(%q) = terms %q names %q quantity %v when %v who %v polar %v; want %q %q %v %v %v %v",
 				tt.question, terms, names, f.quantity, f.when, f.who, f.polar, tt.terms, tt.names, tt.quantity, tt.when, tt.who, tt.polar)
 		}
+	}
+}
+
+// A question whose asking part only points back ("what does that refer
+// to?") asks about its scene; a scene before a real question does not.
+func TestFocusOfScene(t *testing.T) {
+	f := focusOf("the IC keeps talking about 'span of control' — what does that actually refer to?")
+	var got []string
+	for _, k := range f.terms {
+		got = append(got, k.Lower)
+	}
+	if !slices.Contains(got, "span") || !slices.Contains(got, "control") {
+		t.Errorf("terms = %q, want the scene's span of control", got)
+	}
+	f = focusOf("I've been here five years now — how much annual leave do I get?")
+	for _, k := range f.terms {
+		if k.Lower == "years" {
+			t.Errorf("terms hold the scene's years: %+v", f.terms)
+		}
+	}
+	if len(f.numbers) != 0 {
+		t.Errorf("numbers = %q: the scene's five is not asked about", f.numbers)
 	}
 }

@@ -410,7 +410,18 @@ func generalKnowledge(toks []words.Token, padded string) bool {
 	case first == "define" || first == "translate":
 		return plainTerm(toks[1:])
 	case len(toks) >= 4 && first == "what" && toks[1].Lower == "does" && last == "mean":
-		return plainTerm(toks[2 : len(toks)-1])
+		return plainTerm(toks[2:len(toks)-1]) && !namesOne(toks[2:len(toks)-1])
+	}
+	return false
+}
+
+// namesOne reports whether a capitalised word is among toks: "what does
+// the In Review status mean?" asks about a name of ours.
+func namesOne(toks []words.Token) bool {
+	for _, t := range toks {
+		if t.Text != t.Lower {
+			return true
+		}
 	}
 	return false
 }
