@@ -169,7 +169,7 @@ havent having he hed hell hes her here heres hers herself him himself his hows i
 itself just know let lets like might more most much must mustnt myself need needs nor now off once
 only other ought ours ourselves out over own pls really same say says shall shant she shed shell
 shes shouldnt such thank thanks thats theirs themselves theres theyd theyll theyre theyve through
-till too under until up very want wasnt wed well werent weve whats whens wheres while whos whose whys
+since till too under until up very want wasnt wed well werent weve whats whens wheres while whos whose whys
 wont wouldnt yes yet youd youll youre youve yours yourself yourselves hi hello hey ok okay one two
 three four five six seven eight nine ten anything something everything many someone somebody anyone
 anybody`)

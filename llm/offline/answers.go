@@ -639,14 +639,14 @@ func hasCanonicalNumber(nums []string, n string) bool {
 }
 
 // statesDuration reports whether the text states a span of time: a number
-// or an amount word before a unit of time ("30 days", "one week", "a few
-// hours"). "How long do we keep recordings?" is not answered by "January
+// or an amount word before a unit or period of time ("30 days", "a full
+// week", "a few hours"). "How long do we keep recordings?" is not answered by "January
 // 2017".
 func statesDuration(toks []words.Token) bool {
 	for i, t := range toks {
 		amount := words.IsDigits(strings.TrimRight(t.Lower, "+")) || quantityAnswerWords[t.Lower] || t.Lower == "a" || t.Lower == "an"
 		for j := i + 1; amount && j < len(toks) && j <= i+3; j++ {
-			if isTimeUnit(toks[j].Lower) {
+			if isTimeUnit(toks[j].Lower) || isPeriod(toks[j].Lower) {
 				return true
 			}
 		}

@@ -263,3 +263,14 @@ func family(w string) []string {
 	familyCache.Unlock()
 	return out
 }
+
+// isPeriod reports whether a word names a period of time ("week",
+// "shift", "quarter").
+func isPeriod(w string) bool {
+	for _, b := range lexicon.Lemmas(w) {
+		if lexicon.IsA(b, "time period") {
+			return true
+		}
+	}
+	return false
+}
