@@ -28,13 +28,36 @@ const (
 	vagueVerb = 25
 )
 
-// relatedCache holds the related words of the words looked up, so that a
+// memo keeps a function's answers for the texts looked up, so that a
 // document's sentences are not sent to WordNet again for every question.
-// It is emptied when full, so it never holds more than maxRelatedCache.
-var relatedCache = struct {
-	sync.Mutex
-	m map[string][]relatedWord
-}{m: map[string][]relatedWord{}}
+// It is emptied when full, so it never holds more than max texts.
+type memo[V any] struct {
+	max int
+	mu  sync.Mutex
+	m   map[string]V
+}
+
+func (c *memo[V]) get(w string, compute func(string) V) V {
+	c.mu.Lock()
+	v, ok := c.m[w]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute(w)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= c.max {
+		c.m = make(map[string]V)
+	}
+	c.m[strings.Clone(w)] = v // not a slice of a whole document
+	c.mu.Unlock()
+	return v
+}
+
+var (
+	relatedMemo = memo[[]relatedWord]{max: 20000}
+	familyMemo  = memo[[]string]{max: 20000}
+)
 
 // relatedWord is a word or phrase related to another, with the lemmas of
 // its words (see lemma), which is how it is looked for in a stem set.
@@ -43,17 +66,12 @@ type relatedWord struct {
 	stems []string
 }
 
-const maxRelatedCache = 20000
-
 // relatedTo returns the words and phrases a document may use for the
 // lowercase word or phrase w, nearest first.
-func relatedTo(w string) []relatedWord {
-	relatedCache.Lock()
-	out, ok := relatedCache.m[w]
-	relatedCache.Unlock()
-	if ok {
-		return out
-	}
+func relatedTo(w string) []relatedWord { return relatedMemo.get(w, related) }
+
+func related(w string) []relatedWord {
+	var out []relatedWord
 	seen := map[string]bool{w: true}
 	add := func(list []string) {
 		for _, s := range list {
@@ -74,12 +92,6 @@ func relatedTo(w string) []relatedWord {
 		add(lexicon.Derived(base))
 		add(lexicon.Closest(base))
 	}
-	relatedCache.Lock()
-	if len(relatedCache.m) >= maxRelatedCache {
-		clear(relatedCache.m)
-	}
-	relatedCache.m[w] = out
-	relatedCache.Unlock()
 	return out
 }
 
@@ -231,23 +243,14 @@ func isTimeUnit(w string) bool {
 	return false
 }
 
-// familyCache holds family's answers; it is emptied when full.
-var familyCache = struct {
-	sync.Mutex
-	m map[string][]string
-}{m: map[string][]string{}}
-
 // family returns the stems of the words WordNet derives from the word's
 // base forms or them from it, that start like it: "deletion" gives delete,
 // "payment" pay, "monthly" month, "severe" severity. It replaces cutting
 // suffixes by hand, which took "lion" for a verb.
-func family(w string) []string {
-	familyCache.Lock()
-	out, ok := familyCache.m[w]
-	familyCache.Unlock()
-	if ok {
-		return out
-	}
+func family(w string) []string { return familyMemo.get(w, familyOf) }
+
+func familyOf(w string) []string {
+	var out []string
 	for _, b := range lexicon.Lemmas(w) {
 		for _, d := range lexicon.Derived(b) {
 			if len(d) >= 3 && len(w) >= 3 && d[:3] == w[:3] && !strings.Contains(d, " ") {
@@ -255,12 +258,6 @@ func family(w string) []string {
 			}
 		}
 	}
-	familyCache.Lock()
-	if len(familyCache.m) >= maxRelatedCache {
-		clear(familyCache.m)
-	}
-	familyCache.m[w] = out
-	familyCache.Unlock()
 	return out
 }
 

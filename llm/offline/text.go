@@ -2,7 +2,6 @@ package offline
 
 import (
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -150,37 +149,15 @@ func stemSet(s string) map[string]bool {
 	return m
 }
 
-// maxCorpusStems bounds the texts corpusStems holds: a few megabytes of
-// sentences and their sets.
-const maxCorpusStems = 5000
-
 // corpusStems keeps the stem sets of documents' texts (titles, headings,
 // sentences): the grader, the generator and the checker of a question read
 // the same documents, as do the next questions; a question's own words
-// never go in. The sets are shared: callers only read them. When full it
-// is emptied, so it never holds more than maxCorpusStems texts.
-var corpusStems = struct {
-	sync.Mutex
-	m map[string]map[string]bool
-}{m: map[string]map[string]bool{}}
+// never go in. The sets are shared: callers only read them. 5000 texts are
+// a few megabytes of sentences and their sets.
+var corpusStems = memo[map[string]bool]{max: 5000}
 
 // docStemSet is stemSet for the text of a document.
-func docStemSet(s string) map[string]bool {
-	corpusStems.Lock()
-	set, ok := corpusStems.m[s]
-	corpusStems.Unlock()
-	if ok {
-		return set
-	}
-	set = stemSet(s)
-	corpusStems.Lock()
-	if len(corpusStems.m) >= maxCorpusStems {
-		clear(corpusStems.m)
-	}
-	corpusStems.m[strings.Clone(s)] = set // not a slice of the whole document
-	corpusStems.Unlock()
-	return set
-}
+func docStemSet(s string) map[string]bool { return corpusStems.get(s, stemSet) }
 
 // keyOf is a keyword's key: a phrase's stems, or a word's lemma.
 func keyOf(k keyword) string {

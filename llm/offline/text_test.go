@@ -133,20 +133,20 @@ func TestMatchShare(t *testing.T) {
 }
 
 // docStemSet is stemSet, kept: the same set for the same text, whatever
-// was asked between, and never more than maxCorpusStems texts.
+// was asked between, and never more than corpusStems.max texts.
 func TestDocStemSetIsStemSet(t *testing.T) {
 	const s = "Customers can request a full refund within 30 days of purchase."
 	if got, want := docStemSet(s), stemSet(s); !maps.Equal(got, want) {
 		t.Fatalf("docStemSet = %v, want stemSet's %v", got, want)
 	}
-	for i := range maxCorpusStems + 10 {
+	for i := range corpusStems.max + 10 {
 		docStemSet(fmt.Sprintf("sentence number %d about refunds", i))
 	}
-	corpusStems.Lock()
+	corpusStems.mu.Lock()
 	n := len(corpusStems.m)
-	corpusStems.Unlock()
-	if n > maxCorpusStems {
-		t.Errorf("%d texts kept, want at most %d", n, maxCorpusStems)
+	corpusStems.mu.Unlock()
+	if n > corpusStems.max {
+		t.Errorf("%d texts kept, want at most %d", n, corpusStems.max)
 	}
 	if got, want := docStemSet(s), stemSet(s); !maps.Equal(got, want) {
 		t.Errorf("after the memo was emptied: %v, want %v", got, want)
