@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard/switchboard/examples"
 	"github.com/switchboard/switchboard/hashembed"
 	"github.com/switchboard/switchboard/ingest"
+	"github.com/switchboard/switchboard/internal/retrieval"
 	"github.com/switchboard/switchboard/llm"
 	"github.com/switchboard/switchboard/llm/llmtest"
 	"github.com/switchboard/switchboard/llm/offline"
@@ -251,7 +252,7 @@ func newDemoKB(tb testing.TB) *demoKB {
 
 // newDemoKBWith is newDemoKB with the embedder emb, recorded in the store
 // as name.
-func newDemoKBWith(tb testing.TB, emb sqlite.Embedder, name string) *demoKB {
+func newDemoKBWith(tb testing.TB, emb retrieval.Embedder, name string) *demoKB {
 	tb.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "bench.db"))

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/internal/markdown"
+	"github.com/switchboard/switchboard/internal/text"
 )
 
 // Split cuts text into parts of at most limit characters (runes) for
@@ -143,30 +144,12 @@ func blocks(text string) []block {
 
 // cutLines cuts text into pieces of at most limit runes at line breaks,
 // and lines longer than limit at spaces (or anywhere, for unbroken text).
-func cutLines(text string, limit int) []string {
-	var out []string
-	var cur strings.Builder
-	curLen := 0
-	for _, line := range strings.Split(text, "\n") {
-		for _, seg := range cutWords(line, limit) {
-			n := utf8.RuneCountInString(seg)
-			if curLen > 0 && curLen+1+n > limit {
-				out = append(out, cur.String())
-				cur.Reset()
-				curLen = 0
-			}
-			if curLen > 0 {
-				cur.WriteByte('\n')
-				curLen++
-			}
-			cur.WriteString(seg)
-			curLen += n
-		}
+func cutLines(s string, limit int) []string {
+	var segs []string
+	for _, line := range strings.Split(s, "\n") {
+		segs = append(segs, cutWords(line, limit)...)
 	}
-	if curLen > 0 {
-		out = append(out, cur.String())
-	}
-	return out
+	return text.Pack(segs, "\n", limit)
 }
 
 // cutWords cuts one line into pieces of at most limit runes, at a space

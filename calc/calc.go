@@ -225,48 +225,43 @@ func (p *calcParser) fail(err error) float64 {
 }
 
 func (p *calcParser) expr() (float64, error) {
-	v, err := p.term()
-	if err != nil {
-		return 0, err
-	}
-	for p.peekOp('+') || p.peekOp('-') {
-		op := p.toks[p.i].op
-		p.i++
-		w, err := p.term()
-		if err != nil {
-			return 0, err
-		}
-		p.ops++
+	return p.leftAssoc(p.term, '+', '-', func(op byte, v, w float64) float64 {
 		if op == '+' {
-			v += w
-		} else {
-			v -= w
+			return v + w
 		}
-	}
-	return v, nil
+		return v - w
+	})
 }
 
 func (p *calcParser) term() (float64, error) {
-	v, err := p.unary()
+	return p.leftAssoc(p.unary, '*', '/', func(op byte, v, w float64) float64 {
+		switch {
+		case op == '*':
+			return v * w
+		case w == 0:
+			return p.fail(errDivZero)
+		default:
+			return v / w
+		}
+	})
+}
+
+// leftAssoc parses operands of next joined by the operators a and b, and
+// combines them from left to right with apply: one level of precedence.
+func (p *calcParser) leftAssoc(next func() (float64, error), a, b byte, apply func(op byte, v, w float64) float64) (float64, error) {
+	v, err := next()
 	if err != nil {
 		return 0, err
 	}
-	for p.peekOp('*') || p.peekOp('/') {
+	for p.peekOp(a) || p.peekOp(b) {
 		op := p.toks[p.i].op
 		p.i++
-		w, err := p.unary()
+		w, err := next()
 		if err != nil {
 			return 0, err
 		}
 		p.ops++
-		switch {
-		case op == '*':
-			v *= w
-		case w == 0:
-			v = p.fail(errDivZero)
-		default:
-			v /= w
-		}
+		v = apply(op, v, w)
 	}
 	return v, nil
 }

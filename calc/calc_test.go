@@ -7,10 +7,7 @@ import (
 )
 
 func TestEvaluate(t *testing.T) {
-	tests := []struct {
-		expr string
-		want string
-	}{
+	tests := []evalCase{
 		{"15% of 340", "51"},
 		{"15 percent of 340", "51"},
 		{"12 * (3+4)", "84"},
@@ -38,6 +35,18 @@ func TestEvaluate(t *testing.T) {
 		{"10^20", "1e+20"},
 		{"1/3", "0.333333333333"},
 	}
+	checkEvaluate(t, tests)
+}
+
+// evalCase is an expression and its value as formatNumber writes it, ""
+// for an expression evaluate must refuse.
+type evalCase struct {
+	expr string
+	want string
+}
+
+func checkEvaluate(t *testing.T, tests []evalCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
 			v, _, err := evaluate(tt.expr)

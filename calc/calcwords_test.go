@@ -7,10 +7,7 @@ import (
 )
 
 func TestEvaluateWords(t *testing.T) {
-	tests := []struct {
-		expr string
-		want string // "" for not arithmetic
-	}{
+	tests := []evalCase{ // want "" for not arithmetic
 		{"one fifth of one thousand two hundred and fifty", "250"},
 		{"a fifth of 1,250", "250"},
 		{"half of 30", "15"},
@@ -38,23 +35,7 @@ func TestEvaluateWords(t *testing.T) {
 		{"ten - five", "5"},
 		{"thousand million", ""}, // a scale needs a number before it
 	}
-	for _, tt := range tests {
-		t.Run(tt.expr, func(t *testing.T) {
-			v, _, err := evaluate(tt.expr)
-			if tt.want == "" {
-				if err == nil {
-					t.Errorf("evaluate(%q) = %v, want an error", tt.expr, v)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("evaluate(%q): %v", tt.expr, err)
-			}
-			if got := formatNumber(v); got != tt.want {
-				t.Errorf("evaluate(%q) = %s, want %s", tt.expr, got, tt.want)
-			}
-		})
-	}
+	checkEvaluate(t, tests)
 }
 
 func TestCardinalBounded(t *testing.T) {

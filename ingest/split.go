@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/internal/markdown"
+	"github.com/switchboard/switchboard/internal/text"
 	"github.com/switchboard/switchboard/kb"
 )
 
@@ -594,29 +595,11 @@ func sentences(p string) []sentence {
 // packWords packs the words of an over-long sentence into pieces of at most
 // size characters; a single word longer than that is cut.
 func packWords(s string, size int) []string {
-	var out []string
-	var sb strings.Builder
-	n := 0
+	var parts []string
 	for _, w := range strings.Fields(s) {
-		for _, part := range cutRunes(w, size) {
-			m := runes(part)
-			if n > 0 && n+1+m > size {
-				out = append(out, sb.String())
-				sb.Reset()
-				n = 0
-			}
-			if n > 0 {
-				sb.WriteByte(' ')
-				n++
-			}
-			sb.WriteString(part)
-			n += m
-		}
+		parts = append(parts, cutRunes(w, size)...)
 	}
-	if n > 0 {
-		out = append(out, sb.String())
-	}
-	return out
+	return text.Pack(parts, " ", size)
 }
 
 // cutRunes cuts s into pieces of at most n runes.

@@ -1,7 +1,6 @@
 package neo4j
 
 import (
-	"context"
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
@@ -15,23 +14,9 @@ import (
 func TestWalk(t *testing.T) {
 	g := openTest(t)
 	seedGraph(t, g)
-	t.Run("store", func(t *testing.T) { graphwalktest.TestStore(t, g) })
-	t.Run("retriever", func(t *testing.T) {
-		graphwalktest.TestRetriever(t, func(hops, maxEdges int) agent.Retriever {
-			r := NewGraphRetriever(g)
-			r.Hops, r.MaxEdges = hops, maxEdges
-			return r
-		})
-	})
-	// Last, since it adds a hub to the graph the cases above describe.
-	t.Run("relation words first", func(t *testing.T) {
-		ctx := context.Background()
-		if err := g.UpsertNodes(ctx, graphwalktest.HubNodes); err != nil {
-			t.Fatal(err)
-		}
-		if err := g.UpsertEdges(ctx, graphwalktest.HubEdges); err != nil {
-			t.Fatal(err)
-		}
-		graphwalktest.TestHubRetriever(t, NewGraphRetriever(g))
+	graphwalktest.TestDatabase(t, g, func(hops, maxEdges int) agent.Retriever {
+		r := NewGraphRetriever(g)
+		r.Hops, r.MaxEdges = hops, maxEdges
+		return r
 	})
 }

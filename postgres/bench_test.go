@@ -17,6 +17,7 @@ import (
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/retrieval"
 	"github.com/switchboard/switchboard/internal/testenv"
 	"github.com/switchboard/switchboard/kb"
 )
@@ -391,7 +392,7 @@ func explainHybrid(b *testing.B, db *DB, q benchQuery) string {
 			return err
 		}
 		return explain(ctx, tx, &plan, `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) `+hybridSQL, pgvector.NewVector(q.vec),
-			queryWords(q.text), q.scope.Workspace, q.scope.Channel, minPool, defaultLimit)
+			queryWords(q.text), q.scope.Workspace, q.scope.Channel, retrieval.MinPool, retrieval.DefaultLimit)
 	})
 	if err != nil {
 		b.Fatal(err)

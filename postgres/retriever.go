@@ -2,33 +2,22 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/retrieval"
 )
 
 var _ agent.Retriever = (*Retriever)(nil)
 
-// Embedder turns texts into vectors, one per text, all of the same length.
-// It is declared here because the Retriever needs it for the query;
-// implementations live with the model clients.
-type Embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
-
-// Retrieval tuning.
-const (
-	defaultLimit = 6    // documents returned when the request names no limit
-	minPool      = 40   // candidates taken from each of the two rankings
-	maxEfSearch  = 1000 // pgvector's upper bound for hnsw.ef_search
-)
+// maxEfSearch is pgvector's upper bound for hnsw.ef_search. The rest of
+// the tuning is retrieval's, shared with the embedded store.
+const maxEfSearch = 1000
 
 // Retriever is the vector route over PostgreSQL: a hybrid search that
 // ranks chunks by cosine similarity of embeddings (the HNSW index) and,
@@ -41,14 +30,14 @@ const (
 // statement, sent with its settings in one round trip.
 type Retriever struct {
 	db  *DB
-	emb Embedder
+	emb retrieval.Embedder
 }
 
 // NewRetriever returns a Retriever over db. emb embeds the query; with a
 // nil emb the search is keyword-only. Queries answered by keyword search
 // alone because they could not be embedded are logged to db's
 // Options.Logger.
-func NewRetriever(db *DB, emb Embedder) *Retriever {
+func NewRetriever(db *DB, emb retrieval.Embedder) *Retriever {
 	return &Retriever{db: db, emb: emb}
 }
 
@@ -99,7 +88,7 @@ const commonFraction = "0.1"
 // chunks_tsv with the scope's workspace test repeated in the form that
 // index holds (ARRAY[workspace] && ..., migration 007), so that those of
 // other workspaces are not fetched only to be filtered out.
-const hybridSQL = `WITH vec AS MATERIALIZED (
+var hybridSQL = `WITH vec AS MATERIALIZED (
 	SELECT id, embedding <=> $1::vector AS dist
 	FROM chunks
 	WHERE $1::vector IS NOT NULL AND ` + scopeSQL + `
@@ -128,7 +117,7 @@ const hybridSQL = `WITH vec AS MATERIALIZED (
 	ORDER BY rank
 	LIMIT $5
 ), fused AS (
-	SELECT id, sum(1.0 / (60 + rank))::float8 AS score -- 60: the RRF paper's k
+	SELECT id, sum(1.0 / (` + strconv.Itoa(retrieval.RRFK) + ` + rank))::float8 AS score -- RRFK: the RRF paper's k
 	FROM (SELECT id, rank FROM vec_ranked UNION ALL SELECT id, rank FROM txt) r
 	GROUP BY id
 	ORDER BY score DESC, id
@@ -156,18 +145,10 @@ const searchSettings = `SELECT set_config('hnsw.iterative_scan', 'relaxed_order'
 // Score is the fused RRF score. When the query cannot be embedded the
 // keyword ranking alone is used rather than failing the run.
 func (r *Retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Document, error) {
-	query := strings.TrimSpace(req.Query)
-	if query == "" {
-		query = strings.TrimSpace(req.Question)
-	}
+	query, limit, pool := retrieval.Query(req)
 	if query == "" {
 		return nil, nil
 	}
-	limit := req.Limit
-	if limit <= 0 {
-		limit = defaultLimit
-	}
-	pool := max(4*limit, minPool)
 
 	var vec any // NULL: no vector ranking
 	if v, ok := r.embedQuery(ctx, query); ok {
@@ -223,61 +204,19 @@ func (r *Retriever) search(ctx context.Context, vec, text any, sc agent.Scope, p
 // Section, and the document key and chunk index in the metadata.
 func scanDocument(rows pgx.Rows) (agent.Document, error) {
 	var (
-		score               float64
-		idx                 int
-		heading, content    string
-		ws, key, title, loc string
-		meta                []byte
-		cloc                string
-		cmeta               []byte
+		score float64
+		c     retrieval.Chunk
 	)
-	if err := rows.Scan(&score, &idx, &heading, &content, &ws, &key, &title, &loc, &meta, &cloc, &cmeta); err != nil {
+	if err := rows.Scan(&score, &c.Index, &c.Heading, &c.Content, &c.Workspace, &c.Key, &c.Title,
+		&c.DocLocation, &c.DocMetadata, &c.Location, &c.Metadata); err != nil {
 		return agent.Document{}, fmt.Errorf("read chunk: %w", err)
 	}
-	md := map[string]string{}
-	if err := json.Unmarshal(meta, &md); err != nil {
-		return agent.Document{}, fmt.Errorf("read chunk: metadata of %q: %w", key, err)
+	d, err := c.Document()
+	if err != nil {
+		return agent.Document{}, fmt.Errorf("read chunk: %w", err)
 	}
-	if md == nil { // stored as JSON null
-		md = map[string]string{}
-	}
-	// The chunk's own facts (the message it starts at) are more precise
-	// than its document's.
-	var chunkMD map[string]string
-	if err := json.Unmarshal(cmeta, &chunkMD); err != nil {
-		return agent.Document{}, fmt.Errorf("read chunk: chunk metadata of %q: %w", key, err)
-	}
-	for k, v := range chunkMD {
-		md[k] = v
-	}
-	if cloc != "" {
-		loc = cloc
-	}
-	setDefault(md, "key", key)
-	setDefault(md, "chunk", strconv.Itoa(idx))
-	if heading != "" {
-		content = heading + "\n\n" + content
-	}
-	id := key + "#" + strconv.Itoa(idx)
-	if ws != "" {
-		id = ws + "/" + id
-	}
-	return agent.Document{
-		ID:       id,
-		Title:    title,
-		Location: loc,
-		Content:  content,
-		Score:    score,
-		Route:    agent.RouteVector,
-		Metadata: md,
-		Section:  heading,
-	}, nil
-}
-
-func setDefault(m map[string]string, k, v string) {
-	if _, ok := m[k]; !ok {
-		m[k] = v
-	}
+	d.Score = score
+	return d, nil
 }
 
 // embedQuery embeds the query; ok is false when there is no embedder, it
@@ -287,16 +226,14 @@ func (r *Retriever) embedQuery(ctx context.Context, query string) ([]float32, bo
 	if r.emb == nil {
 		return nil, false
 	}
-	vs, err := r.emb.Embed(ctx, []string{query})
+	v, err := retrieval.EmbedQuery(ctx, r.emb, query)
 	switch {
 	case err != nil:
-	case len(vs) != 1 || len(vs[0]) == 0:
-		err = fmt.Errorf("embedder returned %d vectors for 1 text", len(vs))
-	case len(vs[0]) != r.db.opts.EmbeddingDim:
+	case len(v) != r.db.opts.EmbeddingDim:
 		// The embedder was changed without re-ingesting; CheckEmbedding
 		// reports this at start-up.
-		err = fmt.Errorf("query vector has %d dimensions, the store %d", len(vs[0]), r.db.opts.EmbeddingDim)
-	case !usable(vs[0]):
+		err = fmt.Errorf("query vector has %d dimensions, the store %d", len(v), r.db.opts.EmbeddingDim)
+	case !usable(v):
 		// pgvector refuses NaN and infinity, and a zero vector's cosine
 		// distance to anything is undefined.
 		err = fmt.Errorf("query vector is zero or not finite")
@@ -308,7 +245,7 @@ func (r *Retriever) embedQuery(ctx context.Context, query string) ([]float32, bo
 		}
 		return nil, false
 	}
-	return vs[0], true
+	return v, true
 }
 
 // usable reports whether v is finite and not zero.

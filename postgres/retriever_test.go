@@ -13,6 +13,7 @@ import (
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/retrieval"
 	"github.com/switchboard/switchboard/internal/storetest"
 	"github.com/switchboard/switchboard/internal/testenv"
 	"github.com/switchboard/switchboard/kb"
@@ -93,7 +94,7 @@ func TestVectorSearchIsNotStarvedByScope(t *testing.T) {
 	q[0] = 1
 	scope := agent.Scope{Workspace: "small"}
 	const limit = 10
-	pool := max(4*limit, minPool)
+	pool := max(4*limit, retrieval.MinPool)
 
 	// The query plan scans the HNSW index; otherwise this test proves nothing.
 	var plan strings.Builder
@@ -197,7 +198,7 @@ func TestRetrieveDegradesAndRecovers(t *testing.T) {
 	// A statement failing inside the batch leaves its transaction aborted;
 	// that connection must not serve the next query.
 	bad := pgvector.NewVector([]float32{1, 2, 3})
-	if _, err := r.search(context.Background(), bad, nil, agent.Scope{}, minPool, defaultLimit); err == nil {
+	if _, err := r.search(context.Background(), bad, nil, agent.Scope{}, retrieval.MinPool, retrieval.DefaultLimit); err == nil {
 		t.Fatal("a search with a 3-dimensional vector succeeded")
 	}
 	for range 2 * DefaultMaxConns {
@@ -257,7 +258,7 @@ func TestTextSearchIndexHoldsTheWorkspace(t *testing.T) {
 	}
 	var plan strings.Builder
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		return explain(ctx, tx, &plan, `EXPLAIN `+hybridSQL, nil, "password manager", "T1", "", minPool, defaultLimit)
+		return explain(ctx, tx, &plan, `EXPLAIN `+hybridSQL, nil, "password manager", "T1", "", retrieval.MinPool, retrieval.DefaultLimit)
 	})
 	if err != nil {
 		t.Fatal(err)

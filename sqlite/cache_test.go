@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/retrieval"
 	"github.com/switchboard/switchboard/internal/storetest"
 	"github.com/switchboard/switchboard/kb"
 )
@@ -26,7 +27,7 @@ var demoQuestions = []string{
 }
 
 // retrieveAll answers every demo question on both routes in two scopes.
-func retrieveAll(t *testing.T, db *DB, emb Embedder) [][]agent.Document {
+func retrieveAll(t *testing.T, db *DB, emb retrieval.Embedder) [][]agent.Document {
 	t.Helper()
 	routes := []agent.Retriever{NewRetriever(db, emb), NewGraphRetriever(NewGraphStore(db))}
 	var out [][]agent.Document

@@ -9,11 +9,12 @@ import (
 	"github.com/switchboard/switchboard/examples"
 	"github.com/switchboard/switchboard/hashembed"
 	"github.com/switchboard/switchboard/ingest"
+	"github.com/switchboard/switchboard/internal/retrieval"
 )
 
 // demoStore loads the demo knowledge base of examples/ into a new store
 // file the way switchboard serve does, with the local embedder.
-func demoStore(tb testing.TB) (*DB, Embedder) {
+func demoStore(tb testing.TB) (*DB, retrieval.Embedder) {
 	tb.Helper()
 	ctx := context.Background()
 	db, err := Open(ctx, filepath.Join(tb.TempDir(), "demo.db"))

@@ -3,10 +3,10 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/graphwalk"
+	"github.com/switchboard/switchboard/internal/retrieval"
 )
 
 var _ agent.Retriever = (*GraphRetriever)(nil)
@@ -39,16 +39,9 @@ func NewGraphRetriever(g *GraphStore) *GraphRetriever {
 // parts of the graph that req.Query (or req.Question) is about, best
 // first. No match is not an error: it returns no documents.
 func (r *GraphRetriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Document, error) {
-	query := strings.TrimSpace(req.Query)
-	if query == "" {
-		query = strings.TrimSpace(req.Question)
-	}
+	query, limit, _ := retrieval.Query(req)
 	if query == "" {
 		return nil, nil
-	}
-	limit := req.Limit
-	if limit <= 0 {
-		limit = defaultLimit
 	}
 	w := graphwalk.Walker{Store: r.g, Hops: r.Hops, MaxEdges: r.MaxEdges}
 	docs, err := w.Retrieve(ctx, query, limit)

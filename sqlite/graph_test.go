@@ -23,24 +23,10 @@ func seedGraph(t testing.TB, g *GraphStore) {
 func TestGraphWalk(t *testing.T) {
 	g := NewGraphStore(openTest(t))
 	seedGraph(t, g)
-	t.Run("store", func(t *testing.T) { graphwalktest.TestStore(t, g) })
-	t.Run("retriever", func(t *testing.T) {
-		graphwalktest.TestRetriever(t, func(hops, maxEdges int) agent.Retriever {
-			r := NewGraphRetriever(g)
-			r.Hops, r.MaxEdges = hops, maxEdges
-			return r
-		})
-	})
-	// Last, since it adds a hub to the graph the cases above describe.
-	t.Run("relation words first", func(t *testing.T) {
-		ctx := context.Background()
-		if err := g.UpsertNodes(ctx, graphwalktest.HubNodes); err != nil {
-			t.Fatal(err)
-		}
-		if err := g.UpsertEdges(ctx, graphwalktest.HubEdges); err != nil {
-			t.Fatal(err)
-		}
-		graphwalktest.TestHubRetriever(t, NewGraphRetriever(g))
+	graphwalktest.TestDatabase(t, g, func(hops, maxEdges int) agent.Retriever {
+		r := NewGraphRetriever(g)
+		r.Hops, r.MaxEdges = hops, maxEdges
+		return r
 	})
 }
 

@@ -11,27 +11,12 @@ import (
 	"log/slog"
 	"math"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/retrieval"
 )
 
 var _ agent.Retriever = (*Retriever)(nil)
-
-// Embedder turns texts into vectors, one per text, all of the same length.
-// It is declared here because the Retriever needs it for the query;
-// implementations live with the model clients.
-type Embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
-
-// Retrieval tuning.
-const (
-	defaultLimit = 6  // documents returned when the request names no limit
-	rrfK         = 60 // Reciprocal Rank Fusion constant, as in the RRF paper
-	minPool      = 40 // candidates taken from each of the two rankings
-)
 
 // Retriever is the vector route over the embedded store: a hybrid search
 // that ranks chunks by FTS5 bm25 and, separately, by cosine similarity of
@@ -46,7 +31,7 @@ const (
 // bases belong in PostgreSQL with pgvector.
 type Retriever struct {
 	db  *DB
-	emb Embedder
+	emb retrieval.Embedder
 
 	// Logger hears about queries answered by keyword search alone because
 	// the query could not be embedded. Nil discards.
@@ -55,7 +40,7 @@ type Retriever struct {
 
 // NewRetriever returns a Retriever over db. emb embeds the query; with a
 // nil emb the search is keyword-only.
-func NewRetriever(db *DB, emb Embedder) *Retriever {
+func NewRetriever(db *DB, emb retrieval.Embedder) *Retriever {
 	return &Retriever{db: db, emb: emb}
 }
 
@@ -73,18 +58,10 @@ func scopeArgs(sc agent.Scope) []any {
 // score. When the query cannot be embedded the keyword ranking alone is
 // used rather than failing the run.
 func (r *Retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Document, error) {
-	query := strings.TrimSpace(req.Query)
-	if query == "" {
-		query = strings.TrimSpace(req.Question)
-	}
+	query, limit, pool := retrieval.Query(req)
 	if query == "" {
 		return nil, nil
 	}
-	limit := req.Limit
-	if limit <= 0 {
-		limit = defaultLimit
-	}
-	pool := max(4*limit, minPool)
 
 	// Embedding the query is usually a call to a model API, so the keyword
 	// search runs meanwhile. The result is always received, so the
@@ -144,16 +121,13 @@ func (r *Retriever) embedQuery(ctx context.Context, query string) ([]float32, bo
 	if r.emb == nil {
 		return nil, false
 	}
-	vs, err := r.emb.Embed(ctx, []string{query})
-	if err == nil && (len(vs) != 1 || len(vs[0]) == 0) {
-		err = fmt.Errorf("embedder returned %d vectors for 1 text", len(vs))
-	}
+	v, err := retrieval.EmbedQuery(ctx, r.emb, query)
 	if err != nil {
 		r.log().WarnContext(ctx, "sqlite: query not embedded, keyword search only", "err", err)
 		r.log().DebugContext(ctx, "sqlite: query not embedded", "query", query) // the asker's words: debug only
 		return nil, false
 	}
-	return vs[0], true
+	return v, true
 }
 
 // searchTextSQL is searchText's query: the FTS5 index, joined to the
@@ -364,7 +338,7 @@ func fuse(limit int, rankings ...[]int64) []hit {
 	scores := map[int64]float64{}
 	for _, ids := range rankings {
 		for i, id := range ids {
-			scores[id] += 1 / float64(rrfK+i+1)
+			scores[id] += 1 / float64(retrieval.RRFK+i+1)
 		}
 	}
 	hits := make([]hit, 0, len(scores))
@@ -410,52 +384,20 @@ func (r *Retriever) load(ctx context.Context, hits []hit) ([]agent.Document, err
 	byID := map[int64]agent.Document{}
 	for rows.Next() {
 		var (
-			id                        int64
-			idx                       int
-			heading, content          string
-			cloc, cmeta               string
-			ws, key, title, loc, meta string
+			id          int64
+			c           retrieval.Chunk
+			cmeta, meta string
 		)
-		if err := rows.Scan(&id, &idx, &heading, &content, &cloc, &cmeta, &ws, &key, &title, &loc, &meta); err != nil {
+		if err := rows.Scan(&id, &c.Index, &c.Heading, &c.Content, &c.Location, &cmeta,
+			&c.Workspace, &c.Key, &c.Title, &c.DocLocation, &meta); err != nil {
 			return nil, fmt.Errorf("load chunks: %w", err)
 		}
-		md := map[string]string{}
-		if err := json.Unmarshal([]byte(meta), &md); err != nil {
-			return nil, fmt.Errorf("load chunks: metadata of %q: %w", key, err)
+		c.Metadata, c.DocMetadata = []byte(cmeta), []byte(meta)
+		d, err := c.Document()
+		if err != nil {
+			return nil, fmt.Errorf("load chunks: %w", err)
 		}
-		if md == nil { // stored as JSON null
-			md = map[string]string{}
-		}
-		// The chunk's own facts (the message it starts at) are more
-		// precise than its document's.
-		var chunkMD map[string]string
-		if err := json.Unmarshal([]byte(cmeta), &chunkMD); err != nil {
-			return nil, fmt.Errorf("load chunks: chunk metadata of %q: %w", key, err)
-		}
-		for k, v := range chunkMD {
-			md[k] = v
-		}
-		if cloc != "" {
-			loc = cloc
-		}
-		setDefault(md, "key", key)
-		setDefault(md, "chunk", strconv.Itoa(idx))
-		if heading != "" {
-			content = heading + "\n\n" + content
-		}
-		docID := key + "#" + strconv.Itoa(idx)
-		if ws != "" {
-			docID = ws + "/" + docID
-		}
-		byID[id] = agent.Document{
-			ID:       docID,
-			Title:    title,
-			Location: loc,
-			Content:  content,
-			Route:    agent.RouteVector,
-			Metadata: md,
-			Section:  heading,
-		}
+		byID[id] = d
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load chunks: %w", err)
@@ -469,10 +411,4 @@ func (r *Retriever) load(ctx context.Context, hits []hit) ([]agent.Document, err
 		}
 	}
 	return docs, nil
-}
-
-func setDefault(m map[string]string, k, v string) {
-	if _, ok := m[k]; !ok {
-		m[k] = v
-	}
 }

@@ -61,6 +61,33 @@ func Seed(t testing.TB, g Writer) {
 	}
 }
 
+// Store is a database-backed graph store as TestDatabase runs it.
+type Store interface {
+	graphwalk.Store
+	Writer
+}
+
+// TestDatabase runs the checks on a store that shares one database
+// across them (one lock and wipe, to keep a suite quick): TestStore and
+// TestRetriever on g, which must hold exactly Nodes and Edges, then
+// TestHubRetriever after adding HubNodes and HubEdges, last, since the hub
+// changes the graph the others describe. newRetriever returns a retriever
+// over g with the given Hops and MaxEdges (zero: the defaults).
+func TestDatabase(t *testing.T, g Store, newRetriever func(hops, maxEdges int) agent.Retriever) {
+	t.Run("store", func(t *testing.T) { TestStore(t, g) })
+	t.Run("retriever", func(t *testing.T) { TestRetriever(t, newRetriever) })
+	t.Run("relation words first", func(t *testing.T) {
+		ctx := context.Background()
+		if err := g.UpsertNodes(ctx, HubNodes); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.UpsertEdges(ctx, HubEdges); err != nil {
+			t.Fatal(err)
+		}
+		TestHubRetriever(t, newRetriever(0, 0))
+	})
+}
+
 // Retrieve asks r about q as the agent asks the graph route (at most six
 // documents), failing t on an error or on a document of another route.
 func Retrieve(t *testing.T, r agent.Retriever, q string) []agent.Document {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/retrieval"
 	"github.com/switchboard/switchboard/kb"
 	"github.com/switchboard/switchboard/kb/words"
 )
@@ -25,11 +26,8 @@ import (
 // Dim is the dimension of the vectors the stores under test are set up for.
 const Dim = 64
 
-// Embedder is what a store's Retriever embeds queries with; it has the
-// method set of postgres.Embedder and sqlite.Embedder.
-type Embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
+// Embedder is what a store's Retriever embeds queries with.
+type Embedder = retrieval.Embedder
 
 // ErrEmbed is the error a failing BOW returns.
 var ErrEmbed = errors.New("embedder down")

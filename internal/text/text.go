@@ -1,6 +1,7 @@
 // Package text holds the small string helpers that the chat adapters, the
 // prompts, ingestion, the offline engine and the command line all need:
-// shortening a string to a limit and folding it onto one line.
+// shortening a string to a limit, folding it onto one line, and packing
+// pieces into parts of a limit.
 //
 // They live in one place because each copy used to count differently
 // (bytes here, runes there) and some cut a character in half. Here the
@@ -82,6 +83,36 @@ func ClipBytes(s string, n int) string {
 // made from text that may span lines.
 func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// Pack joins pieces, in order, with sep into as few strings of at most
+// limit runes as a greedy fill gives; a piece is never split, so one longer
+// than limit stands alone. Empty pieces at the start of a string are
+// dropped, later ones keep their separator (a blank line, for "\n").
+// Callers cut pieces to the limit first, each at its own boundaries (words,
+// characters).
+func Pack(pieces []string, sep string, limit int) []string {
+	var out []string
+	var cur strings.Builder
+	n, sepLen := 0, utf8.RuneCountInString(sep)
+	for _, p := range pieces {
+		m := utf8.RuneCountInString(p)
+		if n > 0 && n+sepLen+m > limit {
+			out = append(out, cur.String())
+			cur.Reset()
+			n = 0
+		}
+		if n > 0 {
+			cur.WriteString(sep)
+			n += sepLen
+		}
+		cur.WriteString(p)
+		n += m
+	}
+	if n > 0 {
+		out = append(out, cur.String())
+	}
+	return out
 }
 
 // clip is Clip, ClipWith and ClipUTF16, with the width of each rune

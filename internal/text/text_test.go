@@ -1,6 +1,7 @@
 package text
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -121,4 +122,27 @@ func utf16Units(s string) []uint16 {
 		}
 	}
 	return u
+}
+
+func TestPack(t *testing.T) {
+	for _, c := range []struct {
+		pieces []string
+		sep    string
+		limit  int
+		want   []string
+	}{
+		{nil, " ", 5, nil},
+		{[]string{"ab", "cd", "ef"}, " ", 5, []string{"ab cd", "ef"}},
+		{[]string{"ab", "cd", "ef"}, " ", 8, []string{"ab cd ef"}},
+		// A piece over the limit stands alone rather than being cut.
+		{[]string{"a", "toolong", "b"}, " ", 3, []string{"a", "toolong", "b"}},
+		// Runes count, not bytes: "éé é" is 4 runes, 6 bytes.
+		{[]string{"éé", "é"}, " ", 4, []string{"éé é"}},
+		// Empty pieces: dropped at the start, a blank line later.
+		{[]string{"", "a", "", "b"}, "\n", 10, []string{"a\n\nb"}},
+	} {
+		if got := Pack(c.pieces, c.sep, c.limit); !slices.Equal(got, c.want) {
+			t.Errorf("Pack(%q, %q, %d) = %q, want %q", c.pieces, c.sep, c.limit, got, c.want)
+		}
+	}
 }
