@@ -323,3 +323,40 @@ func TestOfflineRewriterOutOfIdeasEndsEarly(t *testing.T) {
 		t.Errorf("answer does not say the web was not searched:\n%s", res.Answer)
 	}
 }
+
+type emptyGraph struct{}
+
+func (emptyGraph) EntityIndex(context.Context) (*graphwalk.Index, error) {
+	return graphwalk.NewIndex(nil), nil
+}
+
+// A model's router that picks the graph when the graph holds nothing is
+// overruled by the offline router (agent.GraphKeeper); with a graph, it
+// is not.
+func TestEmptyGraphIsNoRoute(t *testing.T) {
+	for _, tt := range []struct {
+		names offline.Names
+		want  agent.Route
+	}{
+		{emptyGraph{}, agent.RouteVector},
+		{chaiNames{}, agent.RouteGraph},
+	} {
+		model := scriptedModel(t)
+		model.RouteFunc = routes(agent.RouteGraph, "asks how things are connected")
+		model.GradeFunc = grades(relevant)
+		model.GenerateFunc = answers(nil, "Lunch is at noon [1].")
+		model.CheckFunc = verdicts(grounded)
+		a, err := agent.New(agent.Config{Model: model, Offline: offline.New(tt.names),
+			Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: returns(lunchDoc), agent.RouteGraph: returns(chaiDoc)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := a.Ask(context.Background(), agent.Question{Text: "When is lunch served?"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Route != tt.want {
+			t.Errorf("%T: route = %s, want %s", tt.names, res.Route, tt.want)
+		}
+	}
+}

@@ -34,6 +34,14 @@ type EvidentRouter interface {
 	EvidentRoute(ctx context.Context, question string) (RouteDecision, bool, error)
 }
 
+// GraphKeeper is implemented by an offline Brain that knows whether the
+// knowledge graph holds anything. A model's router does not: asked about
+// documents with no graph behind them, a small model sent one question in
+// ten to the graph.
+type GraphKeeper interface {
+	GraphEmpty(ctx context.Context) bool
+}
+
 // route decides where the answer lives; the route's edges (graph.go)
 // lead to the node that serves it. The documents are searched meanwhile
 // (ahead.go), a step the loop starts alongside this one. Evidence the
@@ -56,6 +64,13 @@ func (r *run) route(ctx context.Context, s *State, p port[Router]) error {
 		})
 		if err != nil {
 			return err
+		}
+	}
+	if g, ok := p.offline.(GraphKeeper); ok && d.Route == RouteGraph && g.GraphEmpty(ctx) {
+		// The graph has nothing to answer from: the offline router
+		// decides among the other routes.
+		if od, err := p.offline.Route(ctx, s.Standalone); err == nil && od.Route != RouteGraph {
+			d = od
 		}
 	}
 	s.Route, s.RouteReason = d.Route, d.Reason

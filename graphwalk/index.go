@@ -280,6 +280,12 @@ func (idx *Index) fragments(ws []string, limit int) []*Entity {
 	return out
 }
 
+// Empty reports whether the index holds no name and no label: the graph
+// has nothing to answer from. A nil Index is empty.
+func (idx *Index) Empty() bool {
+	return idx == nil || len(idx.all) == 0 && len(idx.labels) == 0
+}
+
 // Label returns the label a word names, compared case-insensitively and
 // in the singular: "suppliers" and "Supplier" → Supplier. A nil Index
 // names no label.

@@ -51,6 +51,16 @@ func (b *Brain) index(ctx context.Context) (*graphwalk.Index, error) {
 	return idx, nil
 }
 
+// GraphEmpty reports whether the knowledge graph is known to hold nothing
+// (agent.GraphKeeper); without an entity index it is not known.
+func (b *Brain) GraphEmpty(ctx context.Context) bool {
+	if b == nil || b.names == nil {
+		return false
+	}
+	idx, err := b.index(ctx)
+	return err == nil && idx.Empty()
+}
+
 // matchEntities returns the names of the graph entities text mentions, as
 // the graph spells them: trimmed, de-duplicated and capped.
 func (b *Brain) matchEntities(ctx context.Context, text string) ([]string, error) {
