@@ -1,3 +1,6 @@
+package graphwalk
+
+import "testing"
 
 func TestIndexEmpty(t *testing.T) {
 	var none *Index
