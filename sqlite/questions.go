@@ -106,8 +106,17 @@ func (q *Questions) Claim(ctx context.Context, owner string, platforms []string,
 		claimed bool
 	)
 	now := q.db.now()
+	// Looked for first outside a transaction, which would take the write
+	// lock: idle workers look often and mostly find nothing.
+	var id string
+	err = q.db.db.QueryRowContext(ctx, pickSQL, string(names), now.UnixMicro(), now.Add(-lease).UnixMicro()).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return questions.Job{}, false, nil
+	}
+	if err != nil {
+		return questions.Job{}, false, fmt.Errorf("sqlite: claim a question: %w", err)
+	}
 	err = q.db.withTx(ctx, func(tx *sql.Tx) error {
-		var id string
 		err := tx.QueryRowContext(ctx, pickSQL, string(names), now.UnixMicro(), now.Add(-lease).UnixMicro()).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
