@@ -3,34 +3,53 @@ package bot
 import (
 	"context"
 	"errors"
-	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/questions"
 )
 
-// flakyStore is a shared de-duplication store that fails while down.
-type flakyStore struct {
-	mu    sync.Mutex
-	down  bool
-	calls int
-	mem   *MemoryDeduper
+// flakyQuestions is a question store that fails while down, as a
+// database away would.
+type flakyQuestions struct {
+	questions.Store
+	down atomic.Bool
 }
 
-func (f *flakyStore) FirstSeen(ctx context.Context, key string) (bool, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls++
-	if f.down {
-		return false, errors.New("connection refused")
+var errStoreDown = errors.New("connection refused")
+
+func (f *flakyQuestions) check(ctx context.Context) error {
+	if f.down.Load() {
+		return errStoreDown
 	}
-	if err := ctx.Err(); err != nil {
-		return false, err
+	return ctx.Err()
+}
+
+func (f *flakyQuestions) Enqueue(ctx context.Context, job questions.Job, keys []string, maxWaiting int) (int, error) {
+	if err := f.check(ctx); err != nil {
+		return 0, err
 	}
-	return f.mem.FirstSeen(ctx, key)
+	return f.Store.Enqueue(ctx, job, keys, maxWaiting)
+}
+
+func (f *flakyQuestions) Placed(ctx context.Context, id string, address []byte, placed bool) error {
+	if err := f.check(ctx); err != nil {
+		return err
+	}
+	return f.Store.Placed(ctx, id, address, placed)
+}
+
+func (f *flakyQuestions) Claim(ctx context.Context, owner string, platforms []string, lease time.Duration) (questions.Job, bool, error) {
+	if err := f.check(ctx); err != nil {
+		return questions.Job{}, false, err
+	}
+	return f.Store.Claim(ctx, owner, platforms, lease)
 }
 
 func TestDedupe(t *testing.T) {
-	store := &flakyStore{mem: NewMemoryDeduper(100)}
-	d := start(t, Config{Agent: echo(), Dedupe: store})
+	store := &flakyQuestions{Store: questions.NewMemory(nil)}
+	d := start(t, Config{Agent: echo(), Questions: store})
 	in := msg("t1", "hello")
 
 	t.Run("request context already over", func(t *testing.T) {
@@ -48,36 +67,25 @@ func TestDedupe(t *testing.T) {
 
 	t.Run("another replica took it", func(t *testing.T) {
 		other := msg("t2", "taken elsewhere")
-		for _, k := range dedupeKeys(other) {
-			_, _ = store.mem.FirstSeen(context.Background(), k)
+		if _, err := store.Enqueue(context.Background(), questions.Job{ID: "elsewhere", Thread: other.ThreadKey(), Platform: "test"}, dedupeKeys(other), 0); err != nil {
+			t.Fatal(err)
 		}
 		if err := d.Submit(context.Background(), other, newRecorder()); !errors.Is(err, ErrDuplicate) {
 			t.Errorf("err = %v, want ErrDuplicate", err)
 		}
 	})
 
-	t.Run("store down: refused, not answered, then judged afresh", func(t *testing.T) {
-		store.mu.Lock()
-		store.down, store.calls = true, 0
-		store.mu.Unlock()
-		q := msg("t3", "while the store is down")
-		err := d.Submit(context.Background(), q, newRecorder())
-		if err == nil || errors.Is(err, ErrDuplicate) {
-			t.Fatalf("err = %v, want a refusal the adapter tells the asker about", err)
-		}
-		store.mu.Lock()
-		calls := store.calls
-		store.down = false
-		store.mu.Unlock()
-		if calls != dedupeAttempts {
-			t.Errorf("store asked %d times, want %d", calls, dedupeAttempts)
-		}
+	t.Run("replayed while the store is down", func(t *testing.T) {
+		q := msg("t3", "asked before the outage")
 		r := newRecorder()
 		if err := d.Submit(context.Background(), q, r); err != nil {
-			t.Fatalf("the platform's retry after the outage: %v", err)
+			t.Fatal(err)
 		}
-		if v := r.wait(t); v.Result == nil {
-			t.Errorf("retry not answered: %+v", v)
+		r.wait(t)
+		store.down.Store(true)
+		defer store.down.Store(false)
+		if err := d.Submit(context.Background(), q, newRecorder()); !errors.Is(err, ErrDuplicate) {
+			t.Errorf("replay while the store is down: err = %v, want ErrDuplicate (this process's memory)", err)
 		}
 	})
 }

@@ -76,9 +76,6 @@ type Config struct {
 	Queue    int           // questions waiting before askers are told to retry (default 100)
 	Interval time.Duration // least time between two edits of one message (default 1s)
 	Timeout  time.Duration // longest time one answer may take (default 3m)
-	// Dedupe is shared de-duplication across replicas (PostgreSQL); nil:
-	// this process's memory only, which is always asked first.
-	Dedupe   Deduper
 	Feedback FeedbackStore // nil: votes are logged only
 	Log      *slog.Logger
 	// Limiter refuses askers and channels over their rate; nil: no limit.
@@ -88,11 +85,17 @@ type Config struct {
 	Budget TokenBudget
 	// Observer hears about refusals and chat errors (metrics); nil: no one.
 	Observer Observer
-	// Questions, when set, keeps the questions taken until they are
-	// answered, shared by every replica (durable.go); nil: this process's
-	// memory only, and a crash loses the questions waiting and running.
-	// Queue then bounds the questions waiting across replicas.
+	// Questions keeps the questions taken until they are answered
+	// (durable.go): in the embedded file, so that a restart loses none,
+	// or in PostgreSQL, shared by every replica; nil: this process's
+	// memory (questions.Memory), and a crash loses the questions waiting
+	// and running. Queue bounds the questions waiting in it, and it
+	// de-duplicates the deliveries.
 	Questions questions.Store
+	// Shared says that other replicas claim from Questions too: a replica
+	// that stops leaves the questions waiting to them instead of
+	// answering them first.
+	Shared bool
 	// Owner names this replica in Questions (default: a random id); Lease
 	// is how long its claim on a question lasts without renewal (30s), and
 	// Poll how often idle workers look for questions other replicas took
@@ -114,37 +117,41 @@ type Dispatcher struct {
 	cfg   Config
 	log   *slog.Logger
 	local *MemoryDeduper // deliveries this process took, asked first
+	// volatile: the questions are in this process's memory alone, so a
+	// question cut short by a stop is told so rather than given back.
+	volatile bool
 
 	mu       sync.Mutex
-	base     context.Context  // from Start: the parent of work not owned by a worker
-	pending  map[string][]job // per thread key, waiting jobs; present while the thread is queued or running
-	queued   int              // jobs waiting in pending
+	base     context.Context // from Start: the parent of work not owned by a worker
 	stopping bool
-	ready    chan string // thread keys with work, each at most once
 	wg       sync.WaitGroup
 	stopOnce sync.Once
 	stop     chan struct{}
 
-	// With Config.Questions: how each platform's questions are shown
-	// (Resume), and a nudge for an idle worker.
+	// How each platform's questions are shown (Resume); the repliers of
+	// questions taken here whose platform has no Resumer, by answer id,
+	// and how many of each platform are kept; a nudge for an idle worker.
 	resumers map[string]Resumer
+	repliers map[string]Replier
+	kept     map[string]int
 	wakeup   chan struct{}
+	// taken holds the questions taken here not yet done with; drained
+	// is closed once the dispatcher stops with none left.
+	taken     map[string]bool
+	drained   chan struct{}
+	isDrained bool
 }
 
+// job is a claimed question being answered.
 type job struct {
 	in     Incoming
 	r      Replier
-	view   View       // the placeholder, posted when the question is queued
-	posted chan error // receives the placeholder's result, then is closed
-	// handBack, when set, is asked before a run cut short is finished: it
-	// reports true when the question was handed to another replica, which
-	// finishes it (durable.go). unshown, when set, hears that the final
-	// view could not be shown.
-	handBack func() bool
-	unshown  func()
-	// hold, when set, says whether the question is still this replica's
-	// to answer (agent.Question.Hold).
-	hold func(context.Context) error
+	view   View // the placeholder
+	placed bool // whether the placeholder was posted
+	// claim is this replica's hold on the question; stop is the worker's
+	// context, which ends when the replica stops past its grace.
+	claim *claim
+	stop  context.Context
 }
 
 // NewDispatcher returns a Dispatcher; Start runs its workers.
@@ -179,15 +186,22 @@ func NewDispatcher(cfg Config) *Dispatcher {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Questions == nil {
+		cfg.Questions = questions.NewMemory(cfg.Now)
+	}
+	_, inMemory := cfg.Questions.(*questions.Memory)
 	return &Dispatcher{
 		resumers: map[string]Resumer{},
+		repliers: map[string]Replier{},
+		kept:     map[string]int{},
+		taken:    map[string]bool{},
+		drained:  make(chan struct{}),
 		wakeup:   make(chan struct{}, cfg.Workers),
 		cfg:      cfg,
 		log:      cfg.Log,
 		local:    NewMemoryDeduper(10000),
+		volatile: inMemory && !cfg.Shared,
 		base:     context.Background(),
-		pending:  map[string][]job{},
-		ready:    make(chan string, cfg.Queue+cfg.Workers),
 		stop:     make(chan struct{}),
 	}
 }
@@ -200,11 +214,7 @@ func (d *Dispatcher) Start(ctx context.Context) {
 	d.mu.Unlock()
 	for i := 0; i < d.cfg.Workers; i++ {
 		d.wg.Add(1)
-		if d.cfg.Questions != nil {
-			go d.claim(ctx)
-		} else {
-			go d.work(ctx)
-		}
+		go d.work(ctx)
 	}
 }
 
@@ -236,108 +246,20 @@ func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
 		d.refused(in, err)
 		return err
 	}
-	if d.cfg.Questions != nil {
-		return d.store(ctx, in, r)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := d.admitLocked(); err != nil {
-		d.refused(in, err)
-		return err
-	}
-	j := job{
-		in:     in,
-		r:      observedReplier{Replier: r, obs: d.cfg.Observer, platform: in.Platform},
-		view:   View{AnswerID: newID(), Question: in.Text, Progress: ThinkingLine},
-		posted: make(chan error, 1),
-	}
-	// Waiting jobs exist only while every worker is busy (or their thread
-	// is), so they are exactly the questions ahead of this one.
-	if ahead := d.queued; ahead > 0 {
-		j.view.Progress = fmt.Sprintf("Waiting in line: %d question%s ahead of yours…", ahead, plural(ahead))
-	}
-	key := in.ThreadKey()
-	waiting, active := d.pending[key]
-	// In the order asked: a delivery that came late (a retry) goes before
-	// the thread's later questions still waiting.
-	i := len(waiting)
-	for i > 0 && !j.in.Sent.IsZero() && j.in.Sent.Before(waiting[i-1].in.Sent) {
-		i--
-	}
-	d.pending[key] = slices.Insert(waiting, i, j)
-	d.queued++
-	if !active {
-		d.ready <- key // never blocks: capacity covers every thread that can be pending
-	}
-	// The placeholder goes out now, not when a worker is free, so that an
-	// asker sees a reply within a second even when the bot is busy. It must
-	// not use ctx, which belongs to the delivery and ends with it.
-	base := d.base // read under d.mu: Start may set it meanwhile
-	d.wg.Add(1)
-	go func() {
-		defer d.wg.Done()
-		pctx, cancel := context.WithTimeout(base, 30*time.Second)
-		defer cancel()
-		j.posted <- panics.Catch(d.log, "placeholder", func() error { return j.r.Start(pctx, j.view) })
-		close(j.posted)
-	}()
-	return nil
+	return d.store(ctx, in, r)
 }
 
-// dedupeAttempts and dedupeTimeout bound how long a delivery waits for the
-// shared de-duplication store: a blip is retried, an outage is not waited out.
-const (
-	dedupeAttempts = 3
-	dedupeTimeout  = 2 * time.Second
-)
-
-// dedupe returns ErrDuplicate for a delivery already taken, by this process
-// or (with a shared store) by any replica. It runs on a context of its own:
-// the delivery's may end as soon as the platform has its acknowledgement
-// (Discord hangs up once it has the response), and a de-duplication that
-// fails with "context canceled" must not let a replay be answered again.
-// If the shared store cannot say, the question is refused with an error
-// the adapter shows as "please ask again" rather than risk a second answer,
-// and the keys are forgotten here so that a platform's retry is judged
-// afresh.
+// dedupe returns ErrDuplicate for a delivery this process took already.
+// The question store is asked next, as the question is stored (a retry
+// taken by another replica); this process's memory answers the replays to
+// it even while the store is down.
 func (d *Dispatcher) dedupe(ctx context.Context, in Incoming) error {
-	keys := dedupeKeys(in)
-	for _, key := range keys {
-		// The local memory answers replays to this process even while the
-		// shared store is down.
+	for _, key := range dedupeKeys(in) {
 		if first, _ := d.local.FirstSeen(ctx, key); !first {
 			return ErrDuplicate
 		}
 	}
-	if d.cfg.Dedupe == nil || d.cfg.Questions != nil {
-		return nil // stored questions are de-duplicated as they are stored
-	}
-	for _, key := range keys {
-		first, err := d.sharedFirstSeen(context.WithoutCancel(ctx), key)
-		if err != nil {
-			d.local.forget(keys...)
-			d.log.Error("de-duplication store failed; question refused", "key", key, "err", err)
-			return fmt.Errorf("bot: de-duplicate delivery: %w", err)
-		}
-		if !first {
-			return ErrDuplicate
-		}
-	}
 	return nil
-}
-
-// sharedFirstSeen asks the shared store, retrying failures a few times.
-func (d *Dispatcher) sharedFirstSeen(ctx context.Context, key string) (first bool, err error) {
-	for attempt := 1; attempt <= dedupeAttempts; attempt++ {
-		actx, cancel := context.WithTimeout(ctx, dedupeTimeout)
-		first, err = d.cfg.Dedupe.FirstSeen(actx, key)
-		cancel()
-		if err == nil {
-			return first, nil
-		}
-		d.log.Warn("de-duplication store failed; retrying", "attempt", attempt, "err", err)
-	}
-	return false, err
 }
 
 // limit applies the rate limits of the asker and the channel, keyed so
@@ -372,12 +294,11 @@ func (d *Dispatcher) admit() error {
 	return d.admitLocked()
 }
 
+// admitLocked refuses questions once the dispatcher stops; the store
+// refuses them past Queue (ErrBusy).
 func (d *Dispatcher) admitLocked() error {
-	switch {
-	case d.stopping:
+	if d.stopping {
 		return ErrStopping
-	case d.queued >= d.cfg.Queue:
-		return ErrBusy
 	}
 	return nil
 }
@@ -401,6 +322,7 @@ func dedupeKeys(in Incoming) []string {
 func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	d.mu.Lock()
 	d.stopping = true
+	d.checkDrainedLocked()
 	d.mu.Unlock()
 	d.stopOnce.Do(func() { close(d.stop) })
 	done := make(chan struct{})
@@ -413,74 +335,25 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	}
 }
 
-// Queued reports how many questions are waiting.
-// With stored questions, it is those waiting across the replicas, or -1
-// when the store cannot say within storeTimeout.
+// Queued reports how many questions are waiting in the store (across the
+// replicas, when it is shared), or -1 when the store cannot say within
+// storeTimeout.
 func (d *Dispatcher) Queued() int {
-	if d.cfg.Questions != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-		defer cancel()
-		n, err := d.cfg.Questions.Waiting(ctx)
-		if err != nil {
-			d.log.Warn("could not count the questions waiting", "err", err)
-			return -1
-		}
-		return n
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	n, err := d.cfg.Questions.Waiting(ctx)
+	if err != nil {
+		d.log.Warn("could not count the questions waiting", "err", err)
+		return -1
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.queued
+	return n
 }
 
-// work answers the questions of one thread at a time until stopped with
-// nothing left to do.
-func (d *Dispatcher) work(ctx context.Context) {
-	defer d.wg.Done()
-	for {
-		select {
-		case key := <-d.ready:
-			d.drain(ctx, key)
-			continue
-		case <-d.stop:
-		case <-ctx.Done():
-		}
-		// Finish what is queued, then leave. Once ctx is cancelled the
-		// queued questions are not run, but their placeholders, already
-		// posted, are finished (see answer).
-		for {
-			select {
-			case key := <-d.ready:
-				d.drain(ctx, key)
-			default:
-				return
-			}
-		}
-	}
-}
-
-// drain answers a thread's questions in order until none is waiting.
-func (d *Dispatcher) drain(ctx context.Context, key string) {
-	for {
-		d.mu.Lock()
-		jobs := d.pending[key]
-		if len(jobs) == 0 {
-			delete(d.pending, key)
-			d.mu.Unlock()
-			return
-		}
-		j := jobs[0]
-		d.pending[key] = jobs[1:]
-		d.queued--
-		d.mu.Unlock()
-		// answer catches the panics of the run and of the replier; this
-		// is the last line, so that a bug in answer itself costs one
-		// question, not the worker and every thread behind it.
-		_ = panics.Catch(d.log, "answer", func() error { d.answer(ctx, j); return nil })
-	}
-}
-
-// answer runs one question and keeps its message up to date.
-func (d *Dispatcher) answer(ctx context.Context, j job) {
+// answer runs one question and keeps its message up to date. It reports
+// whether the question is done with: false when it is to be given back
+// (the run was cut short by a stop, or its final view could not be
+// shown) or was lost to another replica, which answers it.
+func (d *Dispatcher) answer(ctx context.Context, j job) (done bool) {
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
 	log := d.log.With("thread", j.in.ThreadKey(), "platform", j.in.Platform)
@@ -496,7 +369,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 		Scope:    agent.Scope{Workspace: j.in.Workspace, Channel: j.in.Channel},
 		MaxIdle:  j.in.MaxIdle,
 		Asked:    j.in.Sent,
-		Hold:     j.hold,
+		Hold:     j.claim.hold,
 		// Tokens are counted as each call spends them, whoever
 		// finishes the question.
 		Allowance: d.allowance(j.in),
@@ -505,14 +378,13 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	// A placeholder that could not be posted does not drop the question:
 	// it is answered without progress edits, and Finish posts the answer
 	// as a new message (Replier.Finish's contract).
-	placed := true
-	if err := <-j.posted; err != nil {
-		log.Error("could not post the placeholder; answering without progress", "err", err)
-		placed = false
+	placed := j.placed
+	if !placed {
+		log.Error("the placeholder was not posted; answering without progress")
 	}
 	if ctx.Err() != nil {
-		if j.handBack != nil && j.handBack() {
-			return
+		if d.handedBack(j) {
+			return false
 		}
 		// Abandoned before it ran (shutdown past its grace period): the
 		// placeholder must not be left waiting for ever.
@@ -522,7 +394,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 		if err := d.finish(fctx, j.r, v, log); err != nil {
 			log.Error("could not finish an abandoned question", "err", err)
 		}
-		return
+		return true
 	}
 	var ed *editor
 	if placed {
@@ -559,8 +431,8 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 	if ed != nil {
 		ed.close()
 	}
-	if err != nil && ctx.Err() != nil && j.handBack != nil && j.handBack() {
-		return // another replica answers it
+	if err != nil && ctx.Err() != nil && d.handedBack(j) {
+		return false // answered again, here after a restart or by another replica
 	}
 	if err == nil {
 		log.Info("answered", "route", res.Route, "confidence", res.Confidence, "offline", res.Offline,
@@ -587,11 +459,8 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 		}
 	}
 	if err := d.finish(fctx, j.r, v, log); err != nil {
-		log.Error("could not post the answer", "err", err)
-		if j.unshown != nil {
-			j.unshown()
-		}
-		return
+		log.Error("could not post the answer; it is given back to be answered again", "err", err)
+		return false
 	}
 	if v.Result != nil && d.cfg.Feedback != nil {
 		a := feedback.Answer{ID: v.AnswerID, Thread: j.in.ThreadKey(), User: j.in.User, Question: j.in.Text,
@@ -600,6 +469,23 @@ func (d *Dispatcher) answer(ctx context.Context, j job) {
 			log.Error("could not save the answer for feedback", "err", err)
 		}
 	}
+	return true
+}
+
+// handedBack reports whether a run cut short leaves its question to be
+// answered again rather than told it is over: when the claim was lost to
+// another replica, or when the replica is stopping and the store outlives
+// it (a restart or another replica answers it). In memory alone, the
+// asker is told instead.
+func (d *Dispatcher) handedBack(j job) bool {
+	switch {
+	case j.claim.lost.Load():
+		j.claim.log.Warn("another replica took the question over; leaving it to it")
+		return true
+	case j.stop.Err() != nil && !d.volatile:
+		return true
+	}
+	return false
 }
 
 // finish shows the final view. If showing it panics (a rendering bug on

@@ -15,15 +15,18 @@ import (
 	"github.com/switchboard/switchboard/questions"
 )
 
-// With Config.Questions set, a question is stored when it is taken and
-// answered by whichever replica claims it (questions.Store): the one that
-// took it or any other, one question of a thread at a time across
-// replicas. A replica that dies while answering leaves its questions to
-// the others once their leases run out; one that is stopped gives back
-// what it could not finish. The placeholder is posted by the replica that
-// took the question, as in memory; the replica that answers shows the view
-// where the placeholder is, by the address the adapter gave (Addressed),
-// through the platform's Resumer.
+// A question is stored when it is taken and answered by whichever worker
+// claims it from the store (questions.Store): of this replica or, when
+// the store is shared, of any other, one question of a thread at a time.
+// There is one engine whatever keeps the questions: memory, the embedded
+// file, PostgreSQL. A replica that dies while answering leaves its
+// questions to the others, or to itself after a restart, once their
+// leases run out; one that is stopped gives back what it could not
+// finish. The placeholder is posted by the replica that took the
+// question; the worker that answers shows the view where the placeholder
+// is, by the address the adapter gave (Addressed), through the platform's
+// Resumer, or with the Replier the question came with when its platform
+// has no Resumer (the console, tests).
 
 // Addressed is a Replier that can say where its view is shown, so that
 // another replica, or this one after a restart, can go on showing it
@@ -56,9 +59,6 @@ const (
 	finishAttempts = 3
 )
 
-// errNotPlaced is a stored question's placeholder that was not posted.
-var errNotPlaced = errors.New("bot: the placeholder was not posted")
-
 // Resume registers how questions of platform taken by any replica are
 // shown; a replica claims only questions of the platforms it can resume.
 // Adapters register when they connect, before Start.
@@ -68,6 +68,8 @@ func (d *Dispatcher) Resume(platform string, r Resumer) {
 	d.resumers[platform] = r
 }
 
+// platforms names the platforms whose questions this replica can show:
+// those it can resume, and those of the questions it keeps the Replier of.
 func (d *Dispatcher) platforms() (names []string, resumers map[string]Resumer) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -76,19 +78,57 @@ func (d *Dispatcher) platforms() (names []string, resumers map[string]Resumer) {
 		names = append(names, p)
 		resumers[p] = r
 	}
+	for p := range d.kept {
+		if resumers[p] == nil {
+			names = append(names, p)
+		}
+	}
 	return names, resumers
+}
+
+// keep keeps r, the Replier of question id, for the worker that answers
+// it, when its platform has no Resumer.
+func (d *Dispatcher) keep(id, platform string, r Replier) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.resumers[platform] == nil {
+		d.repliers[id] = r
+		d.kept[platform]++
+	}
+}
+
+// kept returns the Replier kept for question id, if any.
+func (d *Dispatcher) keptReplier(id string) (Replier, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r, ok := d.repliers[id]
+	return r, ok
+}
+
+// forget drops question id, done with, from those taken here and the
+// Replier kept for it.
+func (d *Dispatcher) forget(id, platform string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.taken, id)
+	d.checkDrainedLocked()
+	if _, ok := d.repliers[id]; !ok {
+		return
+	}
+	delete(d.repliers, id)
+	if d.kept[platform]--; d.kept[platform] <= 0 {
+		delete(d.kept, platform)
+	}
 }
 
 // store stores a question Submit took, then posts its placeholder and
 // marks it placed, so that a replica may claim it. A question the store
 // cannot take is refused (the asker is asked to ask again), never dropped.
 func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
-	ad, ok := r.(Addressed)
-	if !ok {
-		return fmt.Errorf("bot: %s questions cannot be stored: its replies have no address", in.Platform)
-	}
-	// The placeholder's goroutine is counted now, under the check that
-	// the dispatcher is not stopping, so that Shutdown waits for it.
+	// The placeholder's goroutine and the question are counted now,
+	// under the check that the dispatcher is not stopping, so that
+	// Shutdown waits for them.
+	id := newID()
 	d.mu.Lock()
 	if err := d.admitLocked(); err != nil {
 		d.mu.Unlock()
@@ -97,10 +137,12 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 	}
 	base := d.base
 	d.wg.Add(1)
+	d.taken[id] = true
 	d.mu.Unlock()
 	posting := false
 	defer func() {
 		if !posting {
+			d.forget(id, in.Platform) // not taken
 			d.wg.Done()
 		}
 	}()
@@ -108,11 +150,11 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 	if err != nil {
 		return fmt.Errorf("bot: store the question: %w", err)
 	}
-	addr, err := ad.Address()
+	addr, err := address(r)
 	if err != nil {
 		return fmt.Errorf("bot: store the question: %w", err)
 	}
-	id := newID()
+	d.keep(id, in.Platform, r)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	keys := dedupeKeys(in)
 	ahead, err := d.cfg.Questions.Enqueue(sctx, questions.Job{ID: id, Thread: in.ThreadKey(), Platform: in.Platform,
@@ -134,7 +176,7 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 	case err != nil:
 		d.log.Error("could not store a question; keeping it here until the store is back", "question", id, "err", err)
 		posting = true
-		d.hold(base, in, r, ad, questions.Job{ID: id, Thread: in.ThreadKey(), Platform: in.Platform,
+		d.hold(base, in, r, questions.Job{ID: id, Thread: in.ThreadKey(), Platform: in.Platform,
 			Question: question, Asked: in.Sent}, keys)
 		return nil
 	}
@@ -152,7 +194,7 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 		if err != nil {
 			d.log.Error("could not post the placeholder; the answer will be posted as a new message", "question", id, "err", err)
 		}
-		if a, aerr := ad.Address(); aerr == nil {
+		if a, aerr := address(r); aerr == nil {
 			addr = a
 		}
 		sctx, scancel := context.WithTimeout(context.WithoutCancel(pctx), storeTimeout)
@@ -166,6 +208,15 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 	return nil
 }
 
+// address is where r shows its view, for a Resumer; none when r cannot
+// say (its platform has no Resumer).
+func address(r Replier) ([]byte, error) {
+	if ad, ok := r.(Addressed); ok {
+		return ad.Address()
+	}
+	return nil, nil
+}
+
 // wake tells an idle worker that a question may be waiting.
 func (d *Dispatcher) wake() {
 	select {
@@ -174,20 +225,22 @@ func (d *Dispatcher) wake() {
 	}
 }
 
-// claim answers stored questions, one at a time, until the dispatcher
+// work answers stored questions, one at a time, until the dispatcher
 // stops: it claims one, answers it, and when there is none waits for a
-// question taken here or for the next look (Config.Poll).
-func (d *Dispatcher) claim(ctx context.Context) {
+// question taken here or for the next look (Config.Poll). Stopping, a
+// worker of a shared store leaves the questions waiting to the other
+// replicas; of one that is not, it answers them first, as long as the
+// grace period lasts (ctx); in memory alone, it tells the askers of those
+// left when it ends.
+func (d *Dispatcher) work(ctx context.Context) {
 	defer d.wg.Done()
 	poll := time.NewTicker(d.cfg.Poll)
 	defer poll.Stop()
+	stop, done := d.stop, ctx.Done() // set to nil once seen, not to wake on them again
 	for {
-		select {
-		case <-d.stop:
+		stopping := stop == nil || isClosed(d.stop)
+		if (stopping && d.cfg.Shared) || (ctx.Err() != nil && !d.volatile) {
 			return
-		case <-ctx.Done():
-			return
-		default:
 		}
 		names, resumers := d.platforms()
 		// Each claim is its own owner: a worker whose claim ran out
@@ -203,16 +256,16 @@ func (d *Dispatcher) claim(ctx context.Context) {
 			// Not cancelled with ctx: a claim the database made while the
 			// client gave up on it would hold the question for a lease,
 			// unanswered. One taken as the replica stops is given back
-			// (answerStored). A claim made as its storeTimeout ran out
-			// still holds it for a lease, and counts as an attempt.
+			// (below). A claim made as its storeTimeout ran out still
+			// holds it for a lease, and counts as an attempt.
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 			j, ok, err = d.cfg.Questions.Claim(cctx, owner, names, d.cfg.Lease)
 			cancel()
 		}
-		if err != nil && ctx.Err() == nil {
+		if err != nil {
 			d.log.Warn("could not claim a question", "err", err)
 		}
-		if ok && ctx.Err() != nil {
+		if ok && ctx.Err() != nil && !d.volatile {
 			// Claimed as the replica stops: given back untouched.
 			d.release(ctx, j.ID, owner, d.log.With("question", j.ID))
 			return
@@ -221,58 +274,79 @@ func (d *Dispatcher) claim(ctx context.Context) {
 			_ = panics.Catch(d.log, "answer", func() error { d.answerStored(ctx, j, owner, resumers[j.Platform]); return nil })
 			continue
 		}
+		if stopping && d.idle() {
+			return
+		}
+		if stopping {
+			stop = nil
+		}
+		if ctx.Err() != nil {
+			done = nil
+		}
 		select {
 		case <-d.wakeup:
 		case <-poll.C:
-		case <-d.stop:
-			return
-		case <-ctx.Done():
-			return
+		case <-stop:
+		case <-done:
+		case <-d.drained:
 		}
+	}
+}
+
+// idle reports whether every question taken here is done with: a
+// stopping worker of a store that is not shared answers those first.
+// Questions stored by a process before this one (a restart) are answered
+// if they can be, not waited for.
+func (d *Dispatcher) idle() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.taken) == 0
+}
+
+// checkDrainedLocked closes drained, for every waiting worker to see,
+// once the dispatcher stops with no question taken here left.
+func (d *Dispatcher) checkDrainedLocked() {
+	if d.stopping && len(d.taken) == 0 && !d.isDrained {
+		d.isDrained = true
+		close(d.drained)
+	}
+}
+
+// isClosed reports whether c is closed.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 
 // answerStored answers a claimed question where its placeholder is,
 // renewing the claim while it runs. A question it loses (the claim ran out
 // and another replica took it) it leaves without a word; one it cannot
-// finish because the replica is stopping, it gives back.
+// finish because the replica is stopping, or whose answer it could not
+// show, it gives back.
 func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, owner string, resume Resumer) {
 	log := d.log.With("question", qj.ID, "attempt", qj.Attempts)
-	store := func(what string, f func(context.Context) error) {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
-		defer cancel()
-		if err := f(sctx); err != nil {
-			log.Error("question store: "+what, "err", err)
-		}
-	}
-	// Recording the answer is tried again through a blink of the store:
-	// one left unrecorded is claimed again once its lease runs out.
-	finished := func(context.Context) {
-		store("finish", func(c context.Context) error {
-			return retry.Do(c, retry.Policy{Attempts: finishAttempts, Sleep: d.cfg.Sleep}, func(int) retry.Outcome {
-				if err := d.cfg.Questions.Finish(c, qj.ID, owner); err != nil {
-					return retry.Again(err)
-				}
-				return retry.Stop(nil)
-			})
-		})
-	}
 	var in Incoming
 	if err := json.Unmarshal(qj.Question, &in); err != nil {
 		log.Error("a stored question cannot be read; given up", "err", err)
-		finished(ctx)
+		d.finished(ctx, qj, owner, log)
 		return
 	}
-	var r Replier
+	r, kept := d.keptReplier(qj.ID)
 	var err error
-	if resume != nil {
+	switch {
+	case kept:
+	case resume != nil:
 		r, err = resume(qj.ID, qj.Address)
-	} else {
+	default:
 		err = fmt.Errorf("no adapter for %s", qj.Platform)
 	}
 	if err != nil {
 		log.Error("a stored question cannot be shown; given up", "err", err)
-		finished(ctx)
+		d.finished(ctx, qj, owner, log)
 		return
 	}
 	// The claim is renewed from here on, the look for an answer shown
@@ -280,7 +354,6 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, owner s
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c := &claim{d: d, id: qj.ID, owner: owner, log: log, cancel: cancel, renewed: d.now()}
-	var handedBack atomic.Bool
 	renewed := make(chan struct{})
 	go func() {
 		defer close(renewed)
@@ -288,11 +361,7 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, owner s
 	}()
 	defer func() { cancel(); <-renewed }()
 	j := job{in: in, r: observedReplier{Replier: claimedReplier{Replier: r, c: c}, obs: d.cfg.Observer, platform: in.Platform},
-		view: View{AnswerID: qj.ID, Question: in.Text, Progress: ThinkingLine}, posted: make(chan error, 1), hold: c.hold}
-	if !qj.Placed {
-		j.posted <- errNotPlaced
-	}
-	close(j.posted)
+		view: View{AnswerID: qj.ID, Question: in.Text, Progress: ThinkingLine}, placed: qj.Placed, claim: c, stop: ctx}
 
 	if sc, ok := r.(shownChecker); ok && qj.Attempts > 1 {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -303,7 +372,7 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, owner s
 		}
 		if shown {
 			log.Info("a question taken over was answered already")
-			finished(ctx)
+			d.finished(ctx, qj, owner, log)
 			return
 		}
 	}
@@ -318,36 +387,40 @@ func (d *Dispatcher) answerStored(ctx context.Context, qj questions.Job, owner s
 		if err := d.finish(fctx, j.r, v, log); err != nil {
 			log.Error("could not tell the asker", "err", err)
 		}
-		finished(ctx)
+		d.finished(ctx, qj, owner, log)
 		return
 	}
 
-	j.handBack = func() bool {
-		switch {
-		case c.lost.Load():
-			log.Warn("another replica took the question over; leaving it to it")
-		case ctx.Err() != nil: // this replica is stopping
-			d.release(ctx, qj.ID, owner, log)
-		default:
-			return false
-		}
-		handedBack.Store(true)
-		return true
-	}
-	// An answer that could not be shown is given back, for this replica
-	// or another to show, rather than recorded as answered.
-	j.unshown = func() {
-		if !c.lost.Load() {
-			d.release(ctx, qj.ID, owner, log)
-		}
-		handedBack.Store(true)
-	}
-	d.answer(jctx, j)
+	done := d.answer(jctx, j)
 	cancel()
 	<-renewed
-	if !handedBack.Load() && !c.lost.Load() {
-		finished(ctx)
+	switch {
+	case c.lost.Load():
+		// Another replica answers it.
+	case done:
+		d.finished(ctx, qj, owner, log)
+	default:
+		d.release(ctx, qj.ID, owner, log)
 	}
+}
+
+// finished records that the question qj is done with. Recording it is
+// tried again through a blink of the store: one left unrecorded is
+// claimed again once its lease runs out.
+func (d *Dispatcher) finished(ctx context.Context, qj questions.Job, owner string, log *slog.Logger) {
+	d.forget(qj.ID, qj.Platform)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancel()
+	err := retry.Do(sctx, retry.Policy{Attempts: finishAttempts, Sleep: d.cfg.Sleep}, func(int) retry.Outcome {
+		if err := d.cfg.Questions.Finish(sctx, qj.ID, owner); err != nil {
+			return retry.Again(err)
+		}
+		return retry.Stop(nil)
+	})
+	if err != nil {
+		log.Error("question store: finish", "err", err)
+	}
+	d.wake() // the thread's next question may be claimed
 }
 
 // errClaimLost refuses an edit by a replica that no longer holds the
@@ -449,11 +522,12 @@ func (r claimedReplier) Private(ctx context.Context, text string) error {
 func (d *Dispatcher) release(ctx context.Context, id, owner string, log *slog.Logger) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
+	defer d.wake()
 	if err := d.cfg.Questions.Release(sctx, id, owner); err != nil {
 		log.Error("question store: release", "err", err)
 		return
 	}
-	log.Info("stopping: the question is given back to be answered by another replica")
+	log.Info("the question is given back to be answered again")
 }
 
 // renew extends c every third of the lease until ctx ends. When the

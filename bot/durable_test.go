@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
-	"github.com/switchboard/switchboard/internal/testenv"
-	"github.com/switchboard/switchboard/postgres"
+	"github.com/switchboard/switchboard/questions"
 )
 
-// These tests run the dispatcher on the real question store
-// (PostgreSQL); cmd/bot's TestReplicasAnswerEveryQuestionOnceInOrder runs
-// three `switchboard serve` on it and kills one.
+// These tests run replicas of the dispatcher on one question store in
+// memory, as replicas share PostgreSQL's (the stores are held to one
+// contract: questions/questionstest); cmd/bot's
+// TestReplicasAnswerEveryQuestionOnceInOrder runs three `switchboard
+// serve` on PostgreSQL and kills one.
 
 // addressed is a recorder with an address: the test's chat, where every
 // replica's replier of one answer is the same recorder.
@@ -50,23 +51,10 @@ func (c *chat) resume(_ string, addr []byte) (Replier, error) {
 	return c.replier(name), nil
 }
 
-func openStore(t *testing.T) *postgres.Questions {
-	t.Helper()
-	db, err := postgres.Open(context.Background(), testenv.PostgresURL(t), postgres.Options{EmbeddingDim: 8, Embedder: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if err := db.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return postgres.NewQuestions(db)
-}
-
 // A replica stopped while it answers gives the question back, without a
 // word in the thread; another replica answers it, once.
 func TestStoppedReplicaGivesItsQuestionBack(t *testing.T) {
-	store := openStore(t)
+	store := questions.NewMemory(nil)
 	c := &chat{all: map[string]*recorder{}}
 	started := make(chan struct{}, 1)
 	stuck := askerFunc(func(ctx context.Context, q agent.Question, _ agent.Emitter) (agent.Result, error) {
@@ -74,7 +62,7 @@ func TestStoppedReplicaGivesItsQuestionBack(t *testing.T) {
 		<-ctx.Done() // until the replica is stopped
 		return agent.Result{}, ctx.Err()
 	})
-	a := NewDispatcher(Config{Agent: stuck, Questions: store, Owner: "a", Interval: time.Millisecond, Poll: time.Millisecond})
+	a := NewDispatcher(Config{Agent: stuck, Questions: store, Shared: true, Owner: "a", Interval: time.Millisecond, Poll: time.Millisecond})
 	a.Resume("test", c.resume)
 	actx, abandon := context.WithCancel(context.Background())
 	a.Start(actx)
@@ -101,7 +89,7 @@ func TestStoppedReplicaGivesItsQuestionBack(t *testing.T) {
 		t.Errorf("Queued = %d after the question was given back, want 1 (the store's count)", n)
 	}
 
-	b := start(t, Config{Agent: echo(), Questions: store, Owner: "b", Poll: time.Millisecond})
+	b := start(t, Config{Agent: echo(), Questions: store, Shared: true, Owner: "b", Poll: time.Millisecond})
 	b.Resume("test", c.resume)
 	v := r.wait(t)
 	if v.Result == nil || v.Result.Answer != "answer to refunds?" {
@@ -128,7 +116,7 @@ func (f flaky) Finish(ctx context.Context, v View) error {
 // An answer that could not be shown is not recorded as answered: the
 // question is given back and answered again, and shown then.
 func TestAnswerNotShownIsGivenBack(t *testing.T) {
-	store := openStore(t)
+	store := questions.NewMemory(nil)
 	c := &chat{all: map[string]*recorder{}}
 	var fails atomic.Int32
 	fails.Store(1)

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -10,15 +9,15 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
-	"github.com/switchboard/switchboard/internal/testenv"
 	"github.com/switchboard/switchboard/llm/offline"
-	"github.com/switchboard/switchboard/postgres"
+	"github.com/switchboard/switchboard/questions"
 )
 
-// These tests play what breaks replicas in production on the real
-// question store: a replica frozen past its lease (SIGSTOP, a paused VM),
-// a delivery stored late, PostgreSQL going away. cmd/bot's
-// TestFrozenReplicaKeepsThreadsInOrder does it with three `bot serve`.
+// These tests play what breaks replicas in production, on a question
+// store in memory held to the contract PostgreSQL's is: a replica frozen
+// past its lease (SIGSTOP, a paused VM), a delivery stored late, the
+// store going away. cmd/bot's TestFrozenReplicaKeepsThreadsInOrder does
+// it with three `bot serve` on PostgreSQL.
 
 // testClock is a settable clock, shared by a replica and the store.
 type testClock struct {
@@ -35,28 +34,12 @@ func (c *testClock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// openDB opens and migrates the store at dbURL.
-func openDB(t *testing.T, dbURL string) *postgres.DB {
-	t.Helper()
-	db, err := postgres.Open(context.Background(), dbURL, postgres.Options{EmbeddingDim: 8, Embedder: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if err := db.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
-
 // A replica frozen while it answers, past its lease, loses the question
 // to another replica, which answers it. When it wakes it finishes its run,
 // but touches the message no more: no draft, no answer over the other's.
 func TestFrozenReplicaDoesNotTouchAnAnswerItLost(t *testing.T) {
-	db := openDB(t, testenv.PostgresURL(t))
 	storeClock, aClock := newTestClock(), newTestClock()
-	db.Now = storeClock.now
-	store := postgres.NewQuestions(db)
+	store := questions.NewMemory(storeClock.now)
 	c := &chat{all: map[string]*recorder{}}
 
 	// A long lease: the frozen replica's own renewal (every third of it,
@@ -73,7 +56,7 @@ func TestFrozenReplicaDoesNotTouchAnAnswerItLost(t *testing.T) {
 		return agent.Result{Question: q.Text, Answer: "the frozen replica's answer", Route: agent.RouteVector}, nil
 	})
 	// One worker, busy with the question: a frozen replica claims nothing.
-	a := NewDispatcher(Config{Agent: frozen, Questions: store, Owner: "a", Lease: lease, Now: aClock.now, Workers: 1,
+	a := NewDispatcher(Config{Agent: frozen, Questions: store, Shared: true, Owner: "a", Lease: lease, Now: aClock.now, Workers: 1,
 		Interval: time.Millisecond, Poll: time.Millisecond})
 	a.Resume("test", c.resume)
 	a.Start(context.Background())
@@ -89,7 +72,7 @@ func TestFrozenReplicaDoesNotTouchAnAnswerItLost(t *testing.T) {
 	storeClock.add(lease + time.Second)
 	aClock.add(lease + time.Second)
 
-	b := start(t, Config{Agent: echo(), Questions: store, Owner: "b", Lease: lease, Poll: time.Millisecond})
+	b := start(t, Config{Agent: echo(), Questions: store, Shared: true, Owner: "b", Lease: lease, Poll: time.Millisecond})
 	b.Resume("test", c.resume)
 	r := c.replier("q1")
 	if v := r.wait(t); v.Result == nil || v.Result.Answer != "answer to refunds?" {
@@ -120,7 +103,7 @@ func TestFrozenReplicaDoesNotTouchAnAnswerItLost(t *testing.T) {
 // order they were stored in: a delivery stored late (a retry of one a
 // frozen replica held) goes before the thread's next question.
 func TestStoredQuestionsAnsweredInTheOrderAsked(t *testing.T) {
-	store := openStore(t)
+	store := questions.NewMemory(nil)
 	c := &chat{all: map[string]*recorder{}}
 	var (
 		mu    sync.Mutex
@@ -159,26 +142,11 @@ func TestStoredQuestionsAnsweredInTheOrderAsked(t *testing.T) {
 	}
 }
 
-// postgresBehind opens the test PostgreSQL through a proxy the test can
-// cut, as an outage of the server would.
-func postgresBehind(t *testing.T) (dbURL string, proxy *testenv.Proxy) {
-	t.Helper()
-	direct := testenv.PostgresURL(t)
-	u, err := url.Parse(direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy = testenv.NewProxy(t, u.Host)
-	u.Host = proxy.Addr()
-	return u.String(), proxy
-}
-
-// A question asked while PostgreSQL is down is not refused: its
+// A question asked while the question store is down is not refused: its
 // placeholder says the database is away, and it is stored and answered
 // once the database is back.
 func TestQuestionAskedDuringAnOutageIsAnsweredWhenTheStoreIsBack(t *testing.T) {
-	dbURL, proxy := postgresBehind(t)
-	store := postgres.NewQuestions(openDB(t, dbURL))
+	store := &flakyQuestions{Store: questions.NewMemory(nil)}
 	c := &chat{all: map[string]*recorder{}}
 	waiting, back := make(chan struct{}, 1), make(chan struct{})
 	var sleeps atomic.Int32
@@ -200,7 +168,7 @@ func TestQuestionAskedDuringAnOutageIsAnsweredWhenTheStoreIsBack(t *testing.T) {
 	d := start(t, Config{Agent: echo(), Questions: store, Sleep: sleep, Poll: time.Millisecond})
 	d.Resume("test", c.resume)
 
-	proxy.SetDown(true)
+	store.down.Store(true)
 	if err := d.Submit(context.Background(), msg("t1", "refunds?"), c.replier("q1")); err != nil {
 		t.Fatalf("Submit during the outage = %v; want the question taken", err)
 	}
@@ -216,7 +184,7 @@ func TestQuestionAskedDuringAnOutageIsAnsweredWhenTheStoreIsBack(t *testing.T) {
 	if started != 1 || len(private) != 0 {
 		t.Fatalf("during the outage: %d placeholders, private %q; want the placeholder in the thread, nothing private", started, private)
 	}
-	proxy.SetDown(false)
+	store.down.Store(false)
 	close(back)
 	if v := r.wait(t); v.Result == nil || v.Result.Answer != "answer to refunds?" {
 		t.Errorf("final view %+v, want the answer once the store is back", v)
@@ -226,14 +194,13 @@ func TestQuestionAskedDuringAnOutageIsAnsweredWhenTheStoreIsBack(t *testing.T) {
 // A question the store stays down for is told so in its thread, once the
 // answer timeout has gone by in tries.
 func TestQuestionAskedDuringALongOutageIsToldInItsThread(t *testing.T) {
-	dbURL, proxy := postgresBehind(t)
-	store := postgres.NewQuestions(openDB(t, dbURL))
+	store := &flakyQuestions{Store: questions.NewMemory(nil)}
 	c := &chat{all: map[string]*recorder{}}
 	noSleep := func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 	d := start(t, Config{Agent: echo(), Questions: store, Sleep: noSleep, Poll: time.Millisecond})
 	d.Resume("test", c.resume)
 
-	proxy.SetDown(true)
+	store.down.Store(true)
 	if err := d.Submit(context.Background(), msg("t1", "refunds?"), c.replier("q1")); err != nil {
 		t.Fatalf("Submit during the outage = %v; want the question taken", err)
 	}
@@ -242,13 +209,43 @@ func TestQuestionAskedDuringALongOutageIsToldInItsThread(t *testing.T) {
 	}
 }
 
-// An answer whose thread cannot be saved (PostgreSQL went away after the
-// run began) is still posted; the asker hears privately that a follow-up
-// may not know it.
+// threads is a Checkpointer whose database can go away.
+type threads struct {
+	mu   sync.Mutex
+	down bool
+	all  map[string]agent.Thread
+}
+
+func (c *threads) Load(_ context.Context, id string) (agent.Thread, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.down {
+		return agent.Thread{}, errStoreDown
+	}
+	if t, ok := c.all[id]; ok {
+		return t, nil
+	}
+	return agent.Thread{ID: id}, nil
+}
+
+func (c *threads) Save(_ context.Context, t agent.Thread) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.down {
+		return errStoreDown
+	}
+	c.all[t.ID] = t
+	return nil
+}
+
+func (c *threads) setDown(down bool) { c.mu.Lock(); c.down = down; c.mu.Unlock() }
+
+// An answer whose thread cannot be saved (the database went away after
+// the run began) is still posted; the asker hears privately that a
+// follow-up may not know it.
 func TestAnswerPostedWhenItsThreadCannotBeSaved(t *testing.T) {
-	dbURL, proxy := postgresBehind(t)
-	db := openDB(t, dbURL)
-	ag, err := agent.New(agent.Config{Offline: offline.New(nil), Checkpointer: postgres.NewCheckpointer(db),
+	cp := &threads{all: map[string]agent.Thread{}}
+	ag, err := agent.New(agent.Config{Offline: offline.New(nil), Checkpointer: cp,
 		Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }})
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +253,7 @@ func TestAnswerPostedWhenItsThreadCannotBeSaved(t *testing.T) {
 	var once sync.Once
 	cut := askerFunc(func(ctx context.Context, q agent.Question, emit agent.Emitter) (agent.Result, error) {
 		return ag.Ask(ctx, q, func(e agent.Event) {
-			once.Do(func() { proxy.SetDown(true) }) // the thread is loaded: the database goes away
+			once.Do(func() { cp.setDown(true) }) // the thread is loaded: the database goes away
 			emit(e)
 		})
 	})
@@ -326,13 +323,12 @@ func TestQueuedQuestionsAnsweredInTheOrderAsked(t *testing.T) {
 // cannot take it: the platform delivers it again, maybe to another
 // replica, and a question held here as well would be answered twice.
 func TestQuestionThePlatformGaveUpOnIsNotHeld(t *testing.T) {
-	dbURL, proxy := postgresBehind(t)
-	store := postgres.NewQuestions(openDB(t, dbURL))
+	store := &flakyQuestions{Store: questions.NewMemory(nil)}
 	c := &chat{all: map[string]*recorder{}}
 	d := start(t, Config{Agent: echo(), Questions: store, Poll: time.Millisecond})
 	d.Resume("test", c.resume)
 
-	proxy.SetDown(true)
+	store.down.Store(true)
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := d.Submit(gone, msg("t1", "refunds?"), c.replier("q1")); err == nil {

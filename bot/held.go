@@ -35,7 +35,7 @@ const (
 
 // hold stores a question the store could not take at once, in a goroutine
 // the caller has counted in d.wg.
-func (d *Dispatcher) hold(base context.Context, in Incoming, r Replier, ad Addressed, job questions.Job, keys []string) {
+func (d *Dispatcher) hold(base context.Context, in Incoming, r Replier, job questions.Job, keys []string) {
 	obs := observedReplier{Replier: r, obs: d.cfg.Observer, platform: in.Platform}
 	view := View{AnswerID: job.ID, Question: in.Text, Progress: StoreWaitLine}
 	go func() {
@@ -61,7 +61,7 @@ func (d *Dispatcher) hold(base context.Context, in Incoming, r Replier, ad Addre
 		tries := retry.Policy{Attempts: int(d.cfg.Timeout/heldBackoff) + 1, Backoff: heldBackoff,
 			MaxBackoff: heldMaxBackoff, Budget: d.cfg.Timeout, Sleep: d.cfg.Sleep}
 		_ = retry.Do(ctx, tries, func(attempt int) retry.Outcome {
-			if addr, aerr := ad.Address(); aerr == nil {
+			if addr, aerr := address(r); aerr == nil {
 				job.Address = addr
 			}
 			sctx, scancel := context.WithTimeout(ctx, storeTimeout)
@@ -76,6 +76,9 @@ func (d *Dispatcher) hold(base context.Context, in Incoming, r Replier, ad Addre
 			}
 			return retry.Again(err)
 		})
+		if err != nil {
+			d.forget(job.ID, in.Platform) // not stored: no worker answers it
+		}
 		fctx, fcancel := context.WithTimeout(context.WithoutCancel(base), 30*time.Second)
 		defer fcancel()
 		v := view
@@ -88,7 +91,7 @@ func (d *Dispatcher) hold(base context.Context, in Incoming, r Replier, ad Addre
 			// be left behind, so none is: the answer comes as a message
 			// of its own (Replier.Finish).
 			log.Info("the question held is stored")
-			if addr, aerr := ad.Address(); aerr == nil {
+			if addr, aerr := address(r); aerr == nil {
 				job.Address = addr
 			}
 			if perr := d.cfg.Questions.Placed(fctx, job.ID, job.Address, placed); perr != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/limits"
+	"github.com/switchboard/switchboard/questions/questionstest"
 )
 
 // Two replicas' limits count against the same buckets and the same day's
@@ -16,8 +17,8 @@ import (
 func TestLimitsAreShared(t *testing.T) {
 	t.Parallel()
 	db := openTest(t)
-	c := &clock{t: time.Date(2026, 12, 1, 23, 0, 0, 0, time.UTC)}
-	db.Now = c.now
+	c := questionstest.ClockAt(time.Date(2026, 12, 1, 23, 0, 0, 0, time.UTC))
+	db.Now = c.Now
 	a, b := NewLimits(db, 2, 3, 100, 0), NewLimits(db, 2, 3, 100, 0)
 
 	if ok, _, _ := a.Allow("T1:U1", "T1:C1"); !ok {
@@ -38,7 +39,7 @@ func TestLimitsAreShared(t *testing.T) {
 	if ok, limit, _ := a.Allow("T1:U3", "T1:C1"); ok || limit != "channel" {
 		t.Fatalf("fourth question in the channel = %v %q; want refused by the channel limit", ok, limit)
 	}
-	c.add(30 * time.Second)
+	c.Add(30 * time.Second)
 	if ok, _, _ := b.Allow("T1:U1", "T1:C2"); !ok {
 		t.Fatal("refused after the bucket refilled")
 	}
@@ -63,11 +64,11 @@ func TestLimitsAreShared(t *testing.T) {
 	if _, err := a.Reserve("T2", "T2:U1", 100); err != nil {
 		t.Fatalf("another workspace was refused: %v", err)
 	}
-	c.add(time.Hour)
+	c.Add(time.Hour)
 	if _, err := a.Reserve("T1", "T1:U1", 100); err != nil {
 		t.Fatalf("the budget did not renew at midnight UTC: %v", err)
 	}
-	if n, err := a.Prune(context.Background(), c.now()); err != nil || n == 0 {
+	if n, err := a.Prune(context.Background(), c.Now()); err != nil || n == 0 {
 		t.Fatalf("Prune = %d, %v; want yesterday's count and the full buckets forgotten", n, err)
 	}
 }

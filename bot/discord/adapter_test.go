@@ -19,9 +19,7 @@ import (
 	"github.com/switchboard/switchboard/bot/discord"
 	"github.com/switchboard/switchboard/bot/discord/discordtest"
 	"github.com/switchboard/switchboard/feedback"
-	"github.com/switchboard/switchboard/internal/testenv"
 	"github.com/switchboard/switchboard/llm/offline"
-	"github.com/switchboard/switchboard/postgres"
 	"github.com/switchboard/switchboard/questions"
 )
 
@@ -156,12 +154,11 @@ type options struct {
 	asker          func(real bot.Asker) bot.Asker
 	workers, queue int
 	guild          string
-	dedupe         bot.Deduper // shared de-duplication, e.g. PostgreSQL
 	// hangUp makes the http endpoint's client hang up once it has the
 	// response, as Discord does: the request's context ends then.
 	hangUp bool
-	// questions stores the questions (PostgreSQL), as replicas share
-	// them; fake is the fake Discord of another replica, to share.
+	// questions stores the questions, shared by replicas as PostgreSQL's
+	// are; fake is the fake Discord of another replica, to share.
 	questions questions.Store
 	fake      *discordtest.Server
 }
@@ -201,7 +198,7 @@ func start(t *testing.T, mode string, opt options) *harness {
 	}
 	fb := &memFeedback{answers: map[string]feedback.Answer{}}
 	d := bot.NewDispatcher(bot.Config{Agent: asker, Workers: opt.workers, Queue: opt.queue,
-		Interval: 10 * time.Millisecond, Feedback: fb, Log: log, Dedupe: opt.dedupe, Questions: opt.questions, Poll: 5 * time.Millisecond})
+		Interval: 10 * time.Millisecond, Feedback: fb, Log: log, Questions: opt.questions, Shared: opt.questions != nil, Poll: 5 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	d.Start(ctx)
 	t.Cleanup(func() {
@@ -741,11 +738,10 @@ func (c cancelOnFlush) Flush() {
 	c.cancel()
 }
 
-// A replayed /ask is answered once with PostgreSQL de-duplication, though
-// the request's context has ended by the time the de-duplication runs.
-func TestReplayAnsweredOnceWithPostgres(t *testing.T) {
-	db := openPostgres(t)
-	h := start(t, discord.ModeHTTP, options{dedupe: postgres.NewEvents(db), hangUp: true})
+// A replayed /ask is answered once, though the request's context has
+// ended by the time the de-duplication runs.
+func TestReplayAnsweredOnceWhenTheRequestEnded(t *testing.T) {
+	h := start(t, discord.ModeHTTP, options{hangUp: true})
 	ia := h.ask("c1", "u1", "what is the refund policy?")
 	h.answers("c1", 1)
 	for range 3 { // an attacker's replays, signed afresh
@@ -777,8 +773,7 @@ func TestReplayAnsweredOnceWithPostgres(t *testing.T) {
 // grace) is answered by another replica in the /ask's own response, with
 // the interaction's token the first one kept.
 func TestStoredQuestionTakenOverInTheResponse(t *testing.T) {
-	db := openPostgres(t)
-	store := postgres.NewQuestions(db)
+	store := questions.NewMemory(nil)
 	running := make(chan struct{}, 1)
 	stuck := func(bot.Asker) bot.Asker {
 		return askerFunc(func(ctx context.Context, _ agent.Question, _ agent.Emitter) (agent.Result, error) {
@@ -818,19 +813,4 @@ type askerFunc func(ctx context.Context, q agent.Question, emit agent.Emitter) (
 
 func (f askerFunc) Ask(ctx context.Context, q agent.Question, emit agent.Emitter) (agent.Result, error) {
 	return f(ctx, q, emit)
-}
-
-// openPostgres opens a migrated PostgreSQL store of the test's own.
-func openPostgres(t *testing.T) *postgres.DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := postgres.Open(ctx, testenv.PostgresURL(t), postgres.Options{EmbeddingDim: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return db
 }

@@ -74,8 +74,8 @@ type Config struct {
 	AnswerTimeout      time.Duration `env:"ANSWER_TIMEOUT" default:"3m" help:"Longest time one answer may take"`
 	ShutdownTimeout    time.Duration `env:"SHUTDOWN_TIMEOUT" default:"60s" help:"On SIGTERM, how long answers in flight may take to finish"`
 	ThreadRetention    time.Duration `env:"THREAD_RETENTION" default:"2160h" help:"switchboard serve deletes conversation threads idle longer than this (2160h: 90 days), checking every RETENTION_INTERVAL; 0: keep them"`
-	EventRetention     time.Duration `env:"EVENT_RETENTION" default:"48h" help:"With PostgreSQL, switchboard serve forgets after this the chat deliveries it remembers to answer each question once, the questions answered and the limits' old counts; platforms stop retrying within hours; 0: keep them"`
-	QuestionLease      time.Duration `env:"QUESTION_LEASE" default:"30s" help:"With DATABASE_URL, how long a replica's claim on a question it answers lasts without renewal (renewed every third of it): how soon another replica takes over the questions of one that died"`
+	EventRetention     time.Duration `env:"EVENT_RETENTION" default:"48h" help:"switchboard serve forgets after this the chat deliveries it remembers to answer each question once and the questions answered (and, with PostgreSQL, the limits' old counts); platforms stop retrying within hours; 0: keep them"`
+	QuestionLease      time.Duration `env:"QUESTION_LEASE" default:"30s" help:"How long a claim on a question being answered lasts without renewal (renewed every third of it): how soon another replica (with DATABASE_URL), or the bot after a restart, takes over the questions of a process that died"`
 	RetentionInterval  time.Duration `env:"RETENTION_INTERVAL" default:"1h" help:"How often switchboard serve prunes what it keeps for a while (threads, deliveries, answered questions), starting when it starts"`
 
 	MaxQuestionChars int    `env:"MAX_QUESTION_CHARS" default:"4000" help:"Longer questions are refused with a clear message"`

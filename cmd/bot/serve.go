@@ -106,14 +106,16 @@ type server struct {
 }
 
 // newDispatcher makes what answers questions, with the askers' rate
-// limits and the daily token budget: with PostgreSQL, the questions are
-// stored and the limits shared by every replica.
+// limits and the daily token budget: the questions are stored (in the
+// embedded file, or in PostgreSQL shared by every replica, with the
+// limits).
 func (s *server) newDispatcher() {
 	cfg := s.app.Config
 	bc := bot.Config{
 		Agent: s.app.Agent, Workers: cfg.Workers, Queue: cfg.QueueSize, Interval: cfg.EditInterval,
-		Timeout: cfg.AnswerTimeout, Dedupe: s.app.Dedupe, Feedback: s.app.Feedback, Log: s.app.Log,
-		Observer: s.app.Metrics, Questions: s.app.Questions, Lease: cfg.QuestionLease, Owner: owner(),
+		Timeout: cfg.AnswerTimeout, Feedback: s.app.Feedback, Log: s.app.Log,
+		Observer: s.app.Metrics, Questions: s.app.Questions, Shared: s.app.SharedQuestions,
+		Lease: cfg.QuestionLease, Owner: owner(),
 	}
 	if s.app.Limits != nil {
 		bc.Limiter, bc.Budget = s.app.Limits, s.app.Limits

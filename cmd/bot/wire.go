@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
-	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/examples"
 	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/hashembed"
@@ -49,9 +48,8 @@ type App struct {
 	Ingest   *ingest.Pipeline
 	Agent    *agent.Agent
 	Embedder ingest.Embedder
-	// Dedupe and Feedback serve `switchboard serve`: in PostgreSQL when it is
-	// configured, so that replicas share them.
-	Dedupe   bot.Deduper
+	// Feedback serves `switchboard serve`: in PostgreSQL when it is
+	// configured, so that replicas share it.
 	Feedback feedback.Store
 	// Backends names the stores in use, for logs and `switchboard migrate`.
 	Backends []string
@@ -64,12 +62,15 @@ type App struct {
 	// and in PostgreSQL the remembered chat deliveries, the answered
 	// questions and the limits' old counts.
 	Retention []retention.Job
-	// Questions and Limits serve `switchboard serve` with PostgreSQL: the
-	// questions taken, kept until answered by any replica, and the rate
-	// limits and token budget every replica counts against. nil: each
-	// process keeps its own, in memory.
-	Questions questions.Store
-	Limits    *postgres.Limits
+	// Questions keeps the questions `switchboard serve` takes until they
+	// are answered: in the embedded file, so that a restart (even a kill
+	// -9) loses none, or in PostgreSQL, where SharedQuestions says any
+	// replica answers them. Limits, with PostgreSQL, are the rate limits
+	// and token budget every replica counts against; nil: each process
+	// keeps its own, in memory.
+	Questions       questions.Store
+	SharedQuestions bool
+	Limits          *postgres.Limits
 
 	demo *demoGuard // removes the demo before the user's first write; see demo.go
 
@@ -202,9 +203,11 @@ func (app *App) openDocuments(ctx context.Context, w *wiring) error {
 		vector := sqlite.NewRetriever(db, app.Embedder)
 		vector.Logger = app.Log
 		w.retrievers[agent.RouteVector] = vector
-		threads := sqlite.NewCheckpointer(db)
+		threads, qs := sqlite.NewCheckpointer(db), sqlite.NewQuestions(db)
 		w.threads = threads
-		app.Retention = []retention.Job{{Name: "threads", Keep: cfg.ThreadRetention, From: threads}}
+		app.Questions = qs
+		app.Retention = []retention.Job{{Name: "threads", Keep: cfg.ThreadRetention, From: threads},
+			{Name: "answered questions", Keep: cfg.EventRetention, From: qs}}
 		app.Feedback = sqlite.NewFeedback(db)
 		app.Backends = append(app.Backends, "documents and threads: SQLite "+cfg.DBPath())
 		return nil
@@ -225,9 +228,8 @@ func (app *App) openDocuments(ctx context.Context, w *wiring) error {
 	w.retrievers[agent.RouteVector] = postgres.NewRetriever(db, app.Embedder)
 	threads, events := postgres.NewCheckpointer(db), postgres.NewEvents(db)
 	w.threads = threads
-	app.Dedupe = events // shared by the replicas
 	qs := postgres.NewQuestions(db)
-	app.Questions = qs
+	app.Questions, app.SharedQuestions = qs, true
 	app.Limits = postgres.NewLimits(db, cfg.UserRate, cfg.ChannelRate, cfg.DailyTokens, cfg.TokensPerUser())
 	app.Retention = []retention.Job{{Name: "threads", Keep: cfg.ThreadRetention, From: threads},
 		{Name: "chat deliveries", Keep: cfg.EventRetention, From: events},
