@@ -76,6 +76,9 @@ func Progress(e agent.Event) (string, bool) {
 		}
 		return capitalize(why) + " — carrying on offline…", true
 	case agent.EventNotice:
+		if e.Skipped != "" {
+			return capitalize(skipped(e.Skipped)) + ".", true
+		}
 		if strings.TrimSpace(e.Reason) == "" {
 			return "", false // a detail for the asker alone
 		}
@@ -183,6 +186,9 @@ func (b Badge) String() string {
 
 // Present decides what people read of a finished run.
 func Present(question string, r agent.Result) Final {
+	if r.Outcome != agent.OutcomeAnswered && r.Answer == "" {
+		r.Answer = Words{}.Outcome(r) // an agent without Words: the sentences without names
+	}
 	f := Final{
 		Question:   question,
 		Answer:     strings.TrimSpace(unmask(r.Answer, false)),
