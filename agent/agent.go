@@ -36,6 +36,10 @@ type Config struct {
 	// Knowledge, if set, lets a run that finds nothing say when the
 	// knowledge base is empty and how to fill it (noanswer.go).
 	Knowledge KnowledgeBase
+	// Words writes the answers of the outcomes the agent does not word
+	// (no answer, an empty knowledge base, no model) and the details a
+	// notice tells the asker; nil leaves them empty (see Words).
+	Words Words
 	// Speculate grades the documents found for the question while the
 	// router is asked, so that a question the router sends to the
 	// documents needs one model round trip less; when it sends it
@@ -59,6 +63,7 @@ type Agent struct {
 	now          func() time.Time
 	sleep        func(context.Context, time.Duration) error
 	knowledge    KnowledgeBase
+	words        Words
 	speculate    bool
 }
 
@@ -77,6 +82,7 @@ func New(cfg Config) (*Agent, error) {
 		now:          cfg.Now,
 		sleep:        cfg.Sleep,
 		knowledge:    cfg.Knowledge,
+		words:        cfg.Words,
 		speculate:    cfg.Speculate,
 	}
 	if a.retrievers == nil {

@@ -186,7 +186,7 @@ func settle(s *State) {
 	case s.CutDraft != "":
 		showCutOff(s)
 	default:
-		s.NoAnswer, s.Answer, s.Unsupported = true, noDraftAnswer, nil
+		s.NoAnswer, s.Outcome, s.Answer, s.Unsupported = true, OutcomeNoDraft, "", nil
 	}
 }
 
@@ -218,10 +218,6 @@ func CutOffNote(atLimit bool) string {
 	}
 	return "This answer was cut off: " + why + ", so what follows is incomplete and wasn't checked against the sources."
 }
-
-// noDraftAnswer is the answer of a run none of whose drafts was an answer.
-// It says "couldn't find", as every no-answer does.
-const noDraftAnswer = "I couldn't find an answer to that: I found documents that look relevant, but couldn't write an answer from them."
 
 // showPartial makes the last grounded draft that did not answer the answer,
 // after a note saying what was not found.

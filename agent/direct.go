@@ -9,9 +9,10 @@ type DirectAnswerer interface {
 	// thread's earlier turns, oldest first. Nothing checks the answer, and
 	// its badge says so (general).
 	//
-	// ok is false when the Brain cannot answer (the offline engine for
-	// anything but arithmetic, unit conversions and greetings); answer
-	// then says so honestly, and the badge is none.
+	// ok is false when the Brain cannot answer without a language model
+	// (the offline engine for anything but arithmetic, unit conversions
+	// and greetings); answer is then ignored, the run's outcome is
+	// OutcomeNoModel, which the presenter words, and the badge is none.
 	Direct(ctx context.Context, question string, history []Turn) (answer string, ok bool, err error)
 }
 
@@ -29,5 +30,8 @@ func (r *run) direct(ctx context.Context, s *State, p port[DirectAnswerer]) erro
 		return err
 	}
 	s.Answer, s.DirectOK = answer, ok
+	if !ok {
+		s.Answer, s.Outcome = "", OutcomeNoModel
+	}
 	return nil
 }

@@ -16,7 +16,7 @@ const (
 	EventChecking     EventKind = "checking"
 	EventRegenerating EventKind = "regenerating" // Attempt of Max, Reason: why ("unsupported: …", "the answer does not say …")
 	EventDegraded     EventKind = "degraded"     // Reason: why the run went offline
-	EventNotice       EventKind = "notice"       // Reason: e.g. "web search is not configured"
+	EventNotice       EventKind = "notice"       // Skipped: a search that did not run; or only a Detail
 	EventDone         EventKind = "done"         // Result
 	EventFailed       EventKind = "failed"       // Err
 )
@@ -34,9 +34,11 @@ type Event struct {
 	Max     int
 	// Text is a draft of the answer (EventDrafting), its citations
 	// numbered as the finished answer's sources will be.
-	Text   string
-	Result *Result
-	Err    error
+	Text string
+	// Skipped is the search an EventNotice says did not run, and why.
+	Skipped Skip
+	Result  *Result
+	Err     error
 	// Detail is for the asker alone and the log, never a public message:
 	// a server's error, a setting's name. Reason is what anyone may read.
 	Detail string

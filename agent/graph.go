@@ -139,7 +139,7 @@ func routeIs(route Route) cond {
 // search failed), which it notes in the run's last attempt.
 func webFailed(s *State, _ Budgets) bool {
 	n := len(s.Attempts)
-	return n > 0 && s.Attempts[n-1].Route == RouteWeb && s.Attempts[n-1].Note != ""
+	return n > 0 && s.Attempts[n-1].Route == RouteWeb && s.Attempts[n-1].Skipped != ""
 }
 
 func anyRelevant(s *State, _ Budgets) bool { return len(s.Relevant) > 0 }

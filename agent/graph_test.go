@@ -92,7 +92,7 @@ func TestRewriteTransitions(t *testing.T) {
 func TestEdgePredicates(t *testing.T) {
 	b := Budgets{}.withDefaults()
 	rel := []Document{{ID: "d1"}}
-	webNote := []Attempt{{Route: RouteWeb, Query: "q", Note: webNotSetUp}}
+	webNote := []Attempt{{Route: RouteWeb, Query: "q", Skipped: SkipWebNotSetUp}}
 	webFound := []Attempt{{Route: RouteWeb, Query: "q", Found: 2}}
 	cases := []struct {
 		name string

@@ -410,7 +410,7 @@ func sources(s *State) (string, []Source) {
 func (a *Agent) result(s *State) Result {
 	route := s.Route
 	answer, srcs := sources(s)
-	return Result{
+	res := Result{
 		Question:       s.Question,
 		Standalone:     s.Standalone,
 		Route:          route,
@@ -420,6 +420,7 @@ func (a *Agent) result(s *State) Result {
 		Answer:         answer,
 		Sources:        append([]Source{}, srcs...),
 		Confidence:     confidence(s),
+		Outcome:        s.Outcome,
 		Unsupported:    s.Unsupported,
 		Partial:        s.Partial,
 		Missing:        s.Missing,
@@ -433,4 +434,8 @@ func (a *Agent) result(s *State) Result {
 		Tokens:         s.Usage.PromptTokens + s.Usage.CompletionTokens,
 		Trace:          s.Trace,
 	}
+	if res.Outcome != OutcomeAnswered && a.words != nil {
+		res.Answer = a.words.Outcome(res)
+	}
+	return res
 }

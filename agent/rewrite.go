@@ -183,7 +183,7 @@ func containsRoute(routes []Route, r Route) bool {
 func (s *State) tried() []Tried {
 	out := make([]Tried, 0, len(s.Attempts))
 	for _, a := range s.Attempts {
-		if a.Note != "" || a.Query == "" {
+		if a.Skipped != "" || a.Query == "" {
 			continue
 		}
 		out = append(out, Tried{Query: a.Query, Route: a.Route, Found: a.Found, Relevant: a.Relevant})

@@ -180,7 +180,9 @@ type Attempt struct {
 	Query    string `json:"query"`
 	Found    int    `json:"found"`
 	Relevant int    `json:"relevant"`
-	Note     string `json:"note,omitempty"` // e.g. "web search isn't set up here"
+	// Skipped says why the search did not run (web search not set up,
+	// failed); "" for a search that ran.
+	Skipped Skip `json:"skipped,omitempty"`
 }
 
 // State is the data one run works on. One goroutine owns a run, so State
@@ -229,6 +231,7 @@ type State struct {
 	CutOff           bool         // the answer shown is CutDraft; it starts with a note saying so
 	DirectOK         bool         // the direct route produced an answer, not an apology
 	NoAnswer         bool         // the run ended without an answer
+	Outcome          Outcome      // how, when NoAnswer or the direct route could not answer
 
 	Rewrites      int
 	Switches      int // rewrites that changed the route; Route is the last one searched
@@ -279,9 +282,13 @@ type Result struct {
 	Answer        string     `json:"answer"`
 	Sources       []Source   `json:"sources"`
 	Confidence    Confidence `json:"confidence"`
-	Unsupported   []string   `json:"unsupported,omitempty"`
-	Partial       bool       `json:"partial,omitempty"` // grounded but not answering: the answer starts with a note, the badge is low
-	Missing       string     `json:"missing,omitempty"` // what a partial answer does not say
+	// Outcome says how the run ended when the agent did not write the
+	// answer (no answer, an empty knowledge base, …); Answer is then what
+	// Config.Words made of it.
+	Outcome     Outcome  `json:"outcome,omitempty"`
+	Unsupported []string `json:"unsupported,omitempty"`
+	Partial     bool     `json:"partial,omitempty"` // grounded but not answering: the answer starts with a note, the badge is low
+	Missing     string   `json:"missing,omitempty"` // what a partial answer does not say
 	// CutOff is set when the answer is a draft the model did not finish
 	// (CutOffError), after a note saying so: never checked, low.
 	CutOff bool `json:"cut_off,omitempty"`

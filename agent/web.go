@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 )
 
@@ -21,7 +20,7 @@ func (r *run) web(ctx context.Context, s *State) error {
 	s.WebTried = true
 	ret := r.retrievers[RouteWeb]
 	if ret == nil {
-		r.webUnavailable(s, webNotSetUp, webSetUpHint)
+		r.webUnavailable(s, SkipWebNotSetUp, nil)
 		return nil
 	}
 	docs, err := ret.Retrieve(ctx, Request{Query: s.Query, Question: s.Standalone, Scope: s.Scope, Limit: r.budgets.TopK})
@@ -29,11 +28,11 @@ func (r *run) web(ctx context.Context, s *State) error {
 		return ctx.Err()
 	}
 	if isNotConfigured(err) {
-		r.webUnavailable(s, webNotSetUp, webSetUpHint)
+		r.webUnavailable(s, SkipWebNotSetUp, nil)
 		return nil
 	}
 	if err != nil {
-		r.webUnavailable(s, "web search failed", fmt.Sprintf("Web search failed: %v", err))
+		r.webUnavailable(s, SkipWebFailed, err)
 		return nil
 	}
 	r.received(s, RouteWeb, docs)
@@ -57,17 +56,14 @@ func fallbackReason(s *State) string {
 	return "nothing relevant after " + strconv.Itoa(s.Rewrites) + " rewrites"
 }
 
-// What the thread reads when the web route has no search to use, and what
-// only the asker is told: the setting is an admin's business.
-const (
-	webNotSetUp  = "web search isn't set up here"
-	webSetUpHint = "Web search is not configured: an admin can enable it by setting TAVILY_API_KEY."
-)
-
 // webUnavailable notes why the web could not be searched, which the
-// answer shows (and which ends the web route: webFailed, graph.go);
-// detail goes to the asker alone.
-func (r *run) webUnavailable(s *State, why, detail string) {
-	s.Attempts = append(s.Attempts, Attempt{Route: RouteWeb, Query: s.Query, Note: why})
-	r.emit(Event{Kind: EventNotice, Step: StepWeb, Route: RouteWeb, Reason: why, Detail: detail})
+// answer shows (and which ends the web route: webFailed, graph.go); the
+// presenter words the detail the asker alone is told (Words.Detail).
+func (r *run) webUnavailable(s *State, why Skip, err error) {
+	s.Attempts = append(s.Attempts, Attempt{Route: RouteWeb, Query: s.Query, Skipped: why})
+	e := Event{Kind: EventNotice, Step: StepWeb, Route: RouteWeb, Skipped: why, Err: err}
+	if r.words != nil {
+		e.Detail = r.words.Detail(e)
+	}
+	r.emit(e)
 }

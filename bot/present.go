@@ -76,6 +76,9 @@ func Progress(e agent.Event) (string, bool) {
 		}
 		return capitalize(why) + " — carrying on offline…", true
 	case agent.EventNotice:
+		if e.Skipped != "" {
+			return capitalize(skipped(e.Skipped)) + ".", true
+		}
 		if strings.TrimSpace(e.Reason) == "" {
 			return "", false // a detail for the asker alone
 		}
@@ -107,6 +110,37 @@ func Draft(e agent.Event, shown string) string {
 		return ""
 	}
 	return shown
+}
+
+// Step is what one event of a run changes of what the asker sees, for a
+// renderer that follows the run itself (the console) rather than a View.
+type Step struct {
+	// Line is the new progress line, when HasLine (see Progress).
+	Line    string
+	HasLine bool
+	// Drafting says that Draft is the draft so far (see Draft).
+	Drafting bool
+	Draft    string
+	// Rewriting says that the draft shown is being written again, and
+	// CutOff that it is because it was cut off.
+	Rewriting, CutOff bool
+	// Detail is for the asker alone: a server's error, a setting to set.
+	Detail string
+}
+
+// Follow turns a run's events into Steps for show.
+func Follow(show func(Step)) agent.Emitter {
+	return func(e agent.Event) {
+		st := Step{Detail: e.Detail}
+		st.Line, st.HasLine = Progress(e)
+		switch e.Kind {
+		case agent.EventDrafting:
+			st.Drafting, st.Draft = true, Draft(e, "")
+		case agent.EventRegenerating:
+			st.Rewriting, st.CutOff = true, cutOff(e)
+		}
+		show(st)
+	}
 }
 
 func plural(n int) string {
@@ -147,6 +181,9 @@ type Final struct {
 	// never checked; it begins with a note saying so.
 	CutOff bool
 	Badge  Badge
+	// Summary is the answer on one line of plain text, for where no
+	// markup is shown: a notification, a screen reader's summary.
+	Summary string
 }
 
 // SourceLine is one numbered source, once per document.
@@ -162,11 +199,24 @@ type SourceLine struct {
 	Query string
 }
 
+// Level is how far an answer can be trusted, as the badge shows it:
+// renderers may colour it, and read nothing else into it.
+type Level string
+
+// The levels of the badge, one for each of the agent's confidences.
+const (
+	LevelHigh    Level = "high"
+	LevelMedium  Level = "medium"
+	LevelLow     Level = "low"
+	LevelGeneral Level = "general"
+	LevelNone    Level = "none"
+)
+
 // Badge is the confidence line under an answer.
 type Badge struct {
-	Confidence agent.Confidence
-	Emoji      string
-	Text       string // "High confidence — checked against 3 documents"
+	Level Level
+	Emoji string
+	Text  string // "High confidence — checked against 3 documents"
 	// Offline says, in plain words, that the offline engine answered and
 	// why; "" when the model did.
 	Offline string
@@ -183,6 +233,9 @@ func (b Badge) String() string {
 
 // Present decides what people read of a finished run.
 func Present(question string, r agent.Result) Final {
+	if r.Outcome != agent.OutcomeAnswered && r.Answer == "" {
+		r.Answer = Words{}.Outcome(r) // an agent without Words: the sentences without names
+	}
 	f := Final{
 		Question:   question,
 		Answer:     strings.TrimSpace(unmask(r.Answer, false)),
@@ -192,6 +245,7 @@ func Present(question string, r agent.Result) Final {
 		Unverified: nil,
 		CutOff:     r.CutOff,
 		Badge:      badge(r),
+		Summary:    Plain(r.Answer),
 	}
 	if q := strings.TrimSpace(r.Standalone); q != "" && !sameQuestion(q, r.Question) {
 		f.Understood = oneLine(q)
@@ -279,20 +333,20 @@ func linkOf(s agent.Source) string {
 // emoji (see unmask), so that only the badge reads as one.
 var levels = []struct {
 	confidence  agent.Confidence
+	level       Level
 	emoji, name string
 }{
-	{agent.ConfidenceHigh, "🟢", "High confidence"},
-	{agent.ConfidenceMedium, "🟡", "Medium confidence"},
-	{agent.ConfidenceLow, "🔴", "Low confidence"},
-	{agent.ConfidenceGeneral, "⚪", "General knowledge"},
-	{agent.ConfidenceNone, "⚫", "No answer found"},
+	{agent.ConfidenceHigh, LevelHigh, "🟢", "High confidence"},
+	{agent.ConfidenceMedium, LevelMedium, "🟡", "Medium confidence"},
+	{agent.ConfidenceLow, LevelLow, "🔴", "Low confidence"},
+	{agent.ConfidenceGeneral, LevelGeneral, "⚪", "General knowledge"},
+	{agent.ConfidenceNone, LevelNone, "⚫", "No answer found"},
 }
 
 // badge says how far the answer can be trusted, from the checks that ran
 // (agent/result.go decides the level; these are its words).
 func badge(r agent.Result) Badge {
 	docs := documents(r.Sources)
-	b := Badge{Confidence: r.Confidence}
 	level := levels[len(levels)-1] // no answer
 	for _, l := range levels {
 		if l.confidence == r.Confidence {
@@ -317,7 +371,7 @@ func badge(r agent.Result) Badge {
 	case agent.ConfidenceGeneral:
 		why = "not checked against any source"
 	}
-	b.Emoji, b.Text = level.emoji, level.name
+	b := Badge{Level: level.level, Emoji: level.emoji, Text: level.name}
 	if why != "" {
 		b.Text += " — " + why
 	}

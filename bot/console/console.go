@@ -5,7 +5,6 @@
 package console
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,12 +14,11 @@ import (
 	"golang.org/x/term"
 	"golang.org/x/text/width"
 
-	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/internal/text"
 )
 
-// Progress is an agent.Emitter that shows progress on w, and collects
+// Progress shows a run's progress on w (see Show), and collects
 // the details meant for the asker alone, which on one's own terminal are
 // shown (Details) once the answer is printed.
 type Progress struct {
@@ -82,25 +80,24 @@ func terminalSize(w io.Writer) (cols, rows int, ok bool) {
 	return cols, rows, err == nil && cols > 0 && rows > 0
 }
 
-// Emit shows e's progress line, if it has one, and with StreamTo the
-// drafts.
-func (p *Progress) Emit(e agent.Event) {
-	if e.Detail != "" && len(p.details) < 5 && !contains(p.details, e.Detail) {
-		p.details = append(p.details, e.Detail)
+// Show shows a step's progress line, if it has one, and with StreamTo
+// the drafts. bot.Follow(p.Show) is the run's emitter.
+func (p *Progress) Show(st bot.Step) {
+	if st.Detail != "" && len(p.details) < 5 && !contains(p.details, st.Detail) {
+		p.details = append(p.details, st.Detail)
 	}
 	switch {
 	case p.out == nil:
-	case e.Kind == agent.EventDrafting:
-		p.draft(bot.Draft(e, p.streamed)) // the draft as the presenter shows it
+	case st.Drafting:
+		p.draft(st.Draft) // the draft as the presenter shows it
 		return
-	case e.Kind == agent.EventRegenerating:
+	case st.Rewriting:
 		// The check rejected the draft: the next one takes its place.
 		p.erase()
 		p.streamed, p.broken = "", false
-		cut := (*agent.CutOffError)(nil)
-		p.cut = errors.As(e.Err, &cut)
+		p.cut = st.CutOff
 	}
-	line, ok := bot.Progress(e)
+	line, ok := st.Line, st.HasLine
 	if !ok || line == p.last {
 		return
 	}
@@ -133,9 +130,9 @@ func (p *Progress) draft(text string) {
 		case p.drafts > 1 && p.cut:
 			// An earlier draft stayed on the screen (erase could not
 			// take it back): say why this one replaces it.
-			fmt.Fprintln(p.out, "(written again: the draft was cut off)")
+			fmt.Fprintln(p.out, bot.RewrittenCutLabel)
 		case p.drafts > 1:
-			fmt.Fprintln(p.out, "(rewritten to keep to the sources)")
+			fmt.Fprintln(p.out, bot.RewrittenLabel)
 		}
 	}
 	if !strings.HasPrefix(text, p.streamed) {
@@ -283,35 +280,35 @@ func Print(w io.Writer, f bot.Final, details []string, streamed string) {
 		fmt.Fprintln(w, f.Answer)
 	case s != f.Answer:
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "After the check, the answer reads:")
+		fmt.Fprintln(w, bot.CheckedAnswerLabel)
 		fmt.Fprintln(w, f.Answer)
 	}
 	fmt.Fprintln(w)
 	if len(f.Sources) > 0 {
-		fmt.Fprintln(w, "Sources:")
+		fmt.Fprintln(w, bot.SourcesLabel+":")
 		for _, s := range f.Sources {
 			fmt.Fprintln(w, "  "+sourceLine(s))
 		}
 		fmt.Fprintln(w)
 	}
 	if len(f.Unverified) > 0 {
-		fmt.Fprintln(w, "Not found in the sources:")
+		fmt.Fprintln(w, bot.UnverifiedLabel+":")
 		for _, c := range f.Unverified {
 			fmt.Fprintln(w, "  -", c)
 		}
 		fmt.Fprintln(w)
 	}
-	from := "Answered from " + f.Place
+	from := bot.AnsweredFromLabel + " " + f.Place
 	if f.Why != "" {
 		from += " — " + f.Why
 	}
 	fmt.Fprintln(w, from)
 	if f.Understood != "" {
-		fmt.Fprintf(w, "Understood as “%s”\n", f.Understood)
+		fmt.Fprintln(w, capitalize(bot.UnderstoodAs(f.Understood)))
 	}
 	fmt.Fprintln(w, f.Badge.String())
 	for _, d := range details {
-		fmt.Fprintln(w, "Note:", text.OneLine(d))
+		fmt.Fprintln(w, bot.NoteLabel, text.OneLine(d))
 	}
 }
 
@@ -332,4 +329,12 @@ func sourceLine(s bot.SourceLine) string {
 		b.WriteString(" — " + s.Where)
 	}
 	return b.String()
+}
+
+// capitalize starts a label that begins a line with a capital letter.
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/internal/text"
 )
@@ -67,7 +66,7 @@ func Embeds(v bot.View) []Message {
 		if failed == "" {
 			failed = bot.FailedMessage
 		}
-		e := &discordgo.MessageEmbed{Title: title(v.Question), Description: clip("⚠️ "+failed, maxDescription), Color: colorFailed}
+		e := &discordgo.MessageEmbed{Title: title(v.Question), Description: clip(bot.FailedEmoji+" "+failed, maxDescription), Color: colorFailed}
 		return []Message{{Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}}}
 	}
 	return final(v)
@@ -80,7 +79,7 @@ func progress(v bot.View) Message {
 	if line == "" {
 		line = bot.ThinkingLine
 	}
-	status := "⏳ " + clip(text.OneLine(line), statusLine)
+	status := bot.ProgressEmoji + " " + clip(text.OneLine(line), statusLine)
 	e := &discordgo.MessageEmbed{Title: title(v.Question), Description: escape(status), Color: colorProgress}
 	if draft := strings.TrimSpace(v.Draft); draft != "" {
 		// The draft as the answer will read, with the progress line and
@@ -94,7 +93,7 @@ func progress(v bot.View) Message {
 
 func final(v bot.View) []Message {
 	f := v.Final()
-	color := confidenceColor(f.Badge.Confidence)
+	color := levelColor(f.Badge.Level)
 	// The brackets go outside the link: in Discord's Markdown a "[" of the
 	// answer before it could take a link text holding brackets as the
 	// start of its own ("[Reset your password [1]" would link those words).
@@ -103,7 +102,7 @@ func final(v bot.View) []Message {
 	})
 	parts := splitUnits(answer, maxDescription)
 	if len(parts) == 0 {
-		parts = []string{"_(empty answer)_"}
+		parts = []string{"_" + bot.EmptyAnswerLabel + "_"}
 	}
 	var embeds []*discordgo.MessageEmbed
 	for _, p := range parts {
@@ -149,12 +148,12 @@ func pack(embeds []*discordgo.MessageEmbed) []Message {
 // and, for a low confidence answer, the claims the check could not find.
 func details(f bot.Final) []*discordgo.MessageEmbedField {
 	var fields []*discordgo.MessageEmbedField
-	name := "Sources"
+	name := bot.SourcesLabel
 	var cur strings.Builder
 	flush := func() {
 		if cur.Len() > 0 {
 			fields = append(fields, &discordgo.MessageEmbedField{Name: name, Value: cur.String()})
-			name = "Sources (continued)"
+			name = bot.SourcesMoreLabel
 			cur.Reset()
 		}
 	}
@@ -164,7 +163,7 @@ func details(f bot.Final) []*discordgo.MessageEmbedField {
 		n := units(line)
 		if used+n > sourceBudget {
 			flush()
-			cur.WriteString(fmt.Sprintf("…and %d more", len(f.Sources)-i))
+			cur.WriteString(bot.MoreSources(len(f.Sources) - i))
 			break
 		}
 		if cur.Len() > 0 && units(cur.String())+1+n > maxFieldValue {
@@ -183,9 +182,9 @@ func details(f bot.Final) []*discordgo.MessageEmbedField {
 		from += " — " + escape(f.Why)
 	}
 	if f.Understood != "" {
-		from += "\nunderstood as “" + escape(f.Understood) + "”"
+		from += "\n" + bot.UnderstoodAs(escape(f.Understood))
 	}
-	fields = append(fields, &discordgo.MessageEmbedField{Name: "Answered from", Value: clip(from, maxFieldValue)})
+	fields = append(fields, &discordgo.MessageEmbedField{Name: bot.AnsweredFromLabel, Value: clip(from, maxFieldValue)})
 
 	if len(f.Unverified) > 0 {
 		var b strings.Builder
@@ -195,7 +194,7 @@ func details(f bot.Final) []*discordgo.MessageEmbedField {
 			}
 			b.WriteString("• " + escape(c))
 		}
-		fields = append(fields, &discordgo.MessageEmbedField{Name: "Not found in the sources", Value: clip(b.String(), maxFieldValue)})
+		fields = append(fields, &discordgo.MessageEmbedField{Name: bot.UnverifiedLabel, Value: clip(b.String(), maxFieldValue)})
 	}
 	return fields
 }
@@ -240,20 +239,20 @@ func linkURL(u string) string {
 func feedbackButtons(answerID string) []discordgo.MessageComponent {
 	id := clip(answerID, 80) // custom_id holds 100
 	return []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-		discordgo.Button{Label: "Helpful", Style: discordgo.SecondaryButton, CustomID: voteUp + id, Emoji: &discordgo.ComponentEmoji{Name: "👍"}},
-		discordgo.Button{Label: "Not helpful", Style: discordgo.SecondaryButton, CustomID: voteDown + id, Emoji: &discordgo.ComponentEmoji{Name: "👎"}},
+		discordgo.Button{Label: bot.HelpfulLabel, Style: discordgo.SecondaryButton, CustomID: voteUp + id, Emoji: &discordgo.ComponentEmoji{Name: bot.HelpfulEmoji}},
+		discordgo.Button{Label: bot.NotHelpfulLabel, Style: discordgo.SecondaryButton, CustomID: voteDown + id, Emoji: &discordgo.ComponentEmoji{Name: bot.NotHelpfulEmoji}},
 	}}}
 }
 
-func confidenceColor(c agent.Confidence) int {
-	switch c {
-	case agent.ConfidenceHigh:
+func levelColor(l bot.Level) int {
+	switch l {
+	case bot.LevelHigh:
 		return colorHigh
-	case agent.ConfidenceMedium:
+	case bot.LevelMedium:
 		return colorMedium
-	case agent.ConfidenceLow:
+	case bot.LevelLow:
 		return colorLow
-	case agent.ConfidenceGeneral:
+	case bot.LevelGeneral:
 		return colorGeneral
 	}
 	return colorNone

@@ -21,20 +21,73 @@ const platform = "slack"
 // failed answer in the channel.
 const emptyQuestionHint = "Ask me a question after the mention, for example: @Switchboard what is our refund policy?"
 
-// messageEvent is the part of an app_mention or message event that
-// Switchboard reads. It is decoded by hand rather than with slackevents'
-// inner event types so that one small parser serves HTTP and Socket Mode,
-// and unknown fields or subtypes can never fail a delivery.
-type messageEvent struct {
-	Type        string `json:"type"`
-	Subtype     string `json:"subtype"`
-	User        string `json:"user"`
-	BotID       string `json:"bot_id"`
-	Text        string `json:"text"`
-	TS          string `json:"ts"`
-	ThreadTS    string `json:"thread_ts"`
-	Channel     string `json:"channel"`
-	ChannelType string `json:"channel_type"`
+// eventCallback is an Events API request as Switchboard reads it, decoded
+// once (decodeCallback) for every reader: the URL check, the question
+// (readEvent) and a channel's live update (channelChange). It is decoded
+// by hand rather than with slackevents' types so that one small parser
+// serves HTTP and Socket Mode, and unknown fields or subtypes can never
+// fail a delivery.
+type eventCallback struct {
+	Type      string `json:"type"`
+	Challenge string `json:"challenge"` // of a url_verification
+	TeamID    string `json:"team_id"`
+	EventID   string `json:"event_id"`
+	Event     inner  `json:"event"`
+}
+
+// inner is a callback's event, decoded with it. An event that does not
+// decode fails only itself, not the request: Slack would retry a request
+// refused, and the question readers log the event and move on.
+type inner struct {
+	*slackEvent
+	err error // why the event did not decode
+}
+
+func (in *inner) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var e slackEvent
+	if err := json.Unmarshal(b, &e); err != nil {
+		in.err = err
+		return nil
+	}
+	in.slackEvent = &e
+	return nil
+}
+
+// slackEvent is the part of an app_mention or message event that
+// Switchboard reads: a question, and for live updates of an ingested
+// channel, the message a message_changed or message_deleted concerns.
+type slackEvent struct {
+	Type        string          `json:"type"`
+	Subtype     string          `json:"subtype"`
+	User        string          `json:"user"`
+	BotID       string          `json:"bot_id"`
+	Text        string          `json:"text"`
+	TS          string          `json:"ts"`
+	ThreadTS    string          `json:"thread_ts"`
+	Channel     string          `json:"channel"`
+	ChannelType string          `json:"channel_type"`
+	DeletedTS   string          `json:"deleted_ts"`
+	Message     *changedMessage `json:"message"`
+	Previous    *changedMessage `json:"previous_message"`
+}
+
+type changedMessage struct {
+	TS       string `json:"ts"`
+	ThreadTS string `json:"thread_ts"`
+	User     string `json:"user"`
+	BotID    string `json:"bot_id"`
+}
+
+// decodeCallback decodes an Events API request, once.
+func decodeCallback(payload []byte) (eventCallback, error) {
+	var c eventCallback
+	if err := json.Unmarshal(payload, &c); err != nil {
+		return eventCallback{}, fmt.Errorf("slack: decode event: %w", err)
+	}
+	return c, nil
 }
 
 // parseEvent reads an Events API event_callback and returns the question it
@@ -42,8 +95,15 @@ type messageEvent struct {
 // other event types, edits and other message subtypes, messages of bots
 // (including its own), and channel messages that do not mention it.
 func parseEvent(payload []byte, me identity) (in bot.Incoming, ok bool, err error) {
-	in, kind, err := readEvent(payload, me)
-	return in, kind == eventQuestion, err
+	c, err := decodeCallback(payload)
+	if err != nil {
+		return bot.Incoming{}, false, err
+	}
+	if c.Event.err != nil {
+		return bot.Incoming{}, false, fmt.Errorf("slack: decode %s event %s: %w", c.Type, c.EventID, c.Event.err)
+	}
+	in, kind := readEvent(c, me)
+	return in, kind == eventQuestion, nil
 }
 
 // eventKind is what an event is to Switchboard.
@@ -61,18 +121,11 @@ const (
 // readEvent reads an Events API event_callback as parseEvent does, and
 // also tells thread replies without a mention apart, which are questions
 // only in threads the bot answered in.
-func readEvent(payload []byte, me identity) (in bot.Incoming, kind eventKind, err error) {
-	var outer slackevents.EventsAPICallbackEvent
-	if err := json.Unmarshal(payload, &outer); err != nil {
-		return bot.Incoming{}, eventIgnored, fmt.Errorf("slack: decode event: %w", err)
+func readEvent(outer eventCallback, me identity) (in bot.Incoming, kind eventKind) {
+	if outer.Type != slackevents.CallbackEvent || outer.Event.slackEvent == nil {
+		return bot.Incoming{}, eventIgnored
 	}
-	if outer.Type != slackevents.CallbackEvent || outer.InnerEvent == nil {
-		return bot.Incoming{}, eventIgnored, nil
-	}
-	var e messageEvent
-	if err := json.Unmarshal(*outer.InnerEvent, &e); err != nil {
-		return bot.Incoming{}, eventIgnored, fmt.Errorf("slack: decode %s event %s: %w", outer.Type, outer.EventID, err)
-	}
+	e := outer.Event.slackEvent
 	kind = eventQuestion
 	switch {
 	case e.Type == "app_mention":
@@ -84,16 +137,16 @@ func readEvent(payload []byte, me identity) (in bot.Incoming, kind eventKind, er
 		// app_mention event, so that it is answered once.
 		kind = eventThreadReply
 	default:
-		return bot.Incoming{}, eventIgnored, nil
+		return bot.Incoming{}, eventIgnored
 	}
 	// A reply also sent to the channel is still a reply; other subtypes
 	// are edits, deletions, joins and bots.
 	subtypeOK := e.Subtype == "" || (kind == eventThreadReply && e.Subtype == "thread_broadcast")
 	if !subtypeOK || e.BotID != "" || e.User == "" || e.Channel == "" || e.TS == "" {
-		return bot.Incoming{}, eventIgnored, nil // edits, joins, bots and anything without an asker
+		return bot.Incoming{}, eventIgnored // edits, joins, bots and anything without an asker
 	}
 	if e.User == me.UserID {
-		return bot.Incoming{}, eventIgnored, nil // its own messages, should Slack ever send them without bot_id
+		return bot.Incoming{}, eventIgnored // its own messages, should Slack ever send them without bot_id
 	}
 	team := outer.TeamID
 	if team == "" {
@@ -113,7 +166,7 @@ func readEvent(payload []byte, me identity) (in bot.Incoming, kind eventKind, er
 		Sent:      tsTime(e.TS),
 		User:      e.User,
 		Text:      question(e.Text, me.UserID),
-	}, kind, nil
+	}, kind
 }
 
 // mentions reports whether Slack text mentions the bot user.
@@ -160,15 +213,15 @@ func question(text, botUserID string) string {
 
 // onEvent handles an acknowledged event_callback: a question goes to the
 // dispatcher, whose refusals are told to the asker.
-func (a *Adapter) onEvent(ctx context.Context, payload []byte) {
+func (a *Adapter) onEvent(ctx context.Context, c eventCallback) {
 	if a.cfg.Ingest != nil {
-		a.onChannelEvent(ctx, payload) // keeps ingested channels up to date
+		a.onChannelEvent(ctx, c) // keeps ingested channels up to date
 	}
-	in, kind, err := readEvent(payload, a.self())
-	if err != nil {
-		a.log.Warn("ignoring an event Slack sent", "err", err)
+	if c.Event.err != nil {
+		a.log.Warn("ignoring an event Slack sent", "type", c.Type, "event", c.EventID, "err", c.Event.err)
 		return
 	}
+	in, kind := readEvent(c, a.self())
 	switch {
 	case kind == eventIgnored:
 		return
@@ -185,7 +238,7 @@ func (a *Adapter) onEvent(ctx context.Context, payload []byte) {
 		a.ingestChannel(ctx, in, since, r)
 		return
 	}
-	err = a.d.Submit(ctx, in, r)
+	err := a.d.Submit(ctx, in, r)
 	if errors.Is(err, bot.ErrDuplicate) {
 		a.log.Debug("duplicate delivery ignored", "event", in.EventID, "ts", in.MessageID)
 	}

@@ -33,11 +33,8 @@ func (a *Adapter) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var env struct {
-		Type      string `json:"type"`
-		Challenge string `json:"challenge"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil {
+	env, err := decodeCallback(body)
+	if err != nil {
 		http.Error(w, "malformed event", http.StatusBadRequest)
 		return
 	}
@@ -52,7 +49,7 @@ func (a *Adapter) serveEvents(w http.ResponseWriter, r *http.Request) {
 		// since Slack retries what is not answered in 3s. Retries
 		// (X-Slack-Retry-Num) are handled like first deliveries; the
 		// dispatcher recognises them by event id.
-		a.takeThenAck(r.Context(), func(ctx context.Context) { a.onEvent(ctx, body) }, func() { w.WriteHeader(http.StatusOK) })
+		a.takeThenAck(r.Context(), func(ctx context.Context) { a.onEvent(ctx, env) }, func() { w.WriteHeader(http.StatusOK) })
 	default:
 		a.log.Info("ignoring an Events API request", "type", env.Type)
 		w.WriteHeader(http.StatusOK)

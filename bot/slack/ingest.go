@@ -2,7 +2,6 @@ package slack
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"regexp"
 	"strings"
@@ -83,30 +82,6 @@ func (s *ingestStatus) Show(ctx context.Context, text string) error {
 	})
 }
 
-// channelEvent is the part of a channel's message event that live
-// updates read: new messages, and message_changed and message_deleted
-// with the message they concern.
-type channelEvent struct {
-	Type        string          `json:"type"`
-	Subtype     string          `json:"subtype"`
-	Channel     string          `json:"channel"`
-	ChannelType string          `json:"channel_type"`
-	User        string          `json:"user"`
-	BotID       string          `json:"bot_id"`
-	TS          string          `json:"ts"`
-	ThreadTS    string          `json:"thread_ts"`
-	DeletedTS   string          `json:"deleted_ts"`
-	Message     *changedMessage `json:"message"`
-	Previous    *changedMessage `json:"previous_message"`
-}
-
-type changedMessage struct {
-	TS       string `json:"ts"`
-	ThreadTS string `json:"thread_ts"`
-	User     string `json:"user"`
-	BotID    string `json:"bot_id"`
-}
-
 // ignoredSubtypes are message events that change no content people wrote.
 var ignoredSubtypes = map[string]bool{
 	"channel_join": true, "channel_leave": true, "channel_topic": true, "channel_purpose": true,
@@ -119,12 +94,20 @@ var ignoredSubtypes = map[string]bool{
 // and for the bot's own messages, whose every edit would otherwise echo
 // back.
 func parseChannelEvent(payload []byte, me identity) (bot.ChannelChange, bool) {
-	var outer slackevents.EventsAPICallbackEvent
-	if json.Unmarshal(payload, &outer) != nil || outer.Type != slackevents.CallbackEvent || outer.InnerEvent == nil {
+	c, err := decodeCallback(payload)
+	if err != nil {
 		return bot.ChannelChange{}, false
 	}
-	var e channelEvent
-	if json.Unmarshal(*outer.InnerEvent, &e) != nil || e.Type != "message" || e.Channel == "" {
+	return channelChange(c, me)
+}
+
+// channelChange is parseChannelEvent of a decoded callback.
+func channelChange(outer eventCallback, me identity) (bot.ChannelChange, bool) {
+	if outer.Type != slackevents.CallbackEvent || outer.Event.slackEvent == nil {
+		return bot.ChannelChange{}, false
+	}
+	e := outer.Event.slackEvent
+	if e.Type != "message" || e.Channel == "" {
 		return bot.ChannelChange{}, false
 	}
 	if e.ChannelType != "channel" && e.ChannelType != "group" {
@@ -168,8 +151,8 @@ func parseChannelEvent(payload []byte, me identity) (bot.ChannelChange, bool) {
 }
 
 // onChannelEvent applies a channel's message event to the knowledge base.
-func (a *Adapter) onChannelEvent(ctx context.Context, payload []byte) {
-	c, ok := parseChannelEvent(payload, a.self())
+func (a *Adapter) onChannelEvent(ctx context.Context, cb eventCallback) {
+	c, ok := channelChange(cb, a.self())
 	if !ok {
 		return
 	}

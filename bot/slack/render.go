@@ -58,7 +58,7 @@ func FinalMessages(v bot.View) [][]slack.Block {
 		if failed == "" {
 			failed = bot.FailedMessage
 		}
-		return [][]slack.Block{{section("⚠️ " + escape(failed))}}
+		return [][]slack.Block{{section(bot.FailedEmoji + " " + escape(failed))}}
 	}
 	f := v.Final()
 	answer := bot.LinkCitations(mrkdwn(f.Answer), f.Sources, func(label, url string) string {
@@ -69,18 +69,18 @@ func FinalMessages(v bot.View) [][]slack.Block {
 		body = append(body, section(part))
 	}
 	if len(body) == 0 {
-		body = append(body, section("_(empty answer)_"))
+		body = append(body, section("_"+bot.EmptyAnswerLabel+"_"))
 	}
 	var trailer []slack.Block
 	trailer = append(trailer, contextBlock(escape(placeLine(f))))
 	if len(f.Sources) > 0 {
-		for _, part := range bot.Split("*Sources*\n"+sourceLines(f.Sources), sectionLimit) {
+		for _, part := range bot.Split("*"+bot.SourcesLabel+"*\n"+sourceLines(f.Sources), sectionLimit) {
 			trailer = append(trailer, section(part))
 		}
 	}
 	if len(f.Unverified) > 0 {
 		var b strings.Builder
-		b.WriteString("*Not found in the sources:*")
+		b.WriteString("*" + bot.UnverifiedLabel + ":*")
 		for _, c := range f.Unverified {
 			b.WriteString("\n• " + escape(c))
 		}
@@ -95,12 +95,12 @@ func FinalMessages(v bot.View) [][]slack.Block {
 // placeLine says where the answer came from, why, and how the question
 // was understood when that changed it.
 func placeLine(f bot.Final) string {
-	line := "Answered from " + f.Place
+	line := bot.AnsweredFromLabel + " " + f.Place
 	if f.Why != "" {
 		line += " — " + f.Why
 	}
 	if f.Understood != "" {
-		line += " · understood as “" + f.Understood + "”"
+		line += " · " + bot.UnderstoodAs(f.Understood)
 	}
 	return line
 }
@@ -117,7 +117,7 @@ func pack(body, trailer []slack.Block) [][]slack.Block {
 		if len(trailer) < maxBlocks && len(all)-n < len(trailer) {
 			n = len(all) - len(trailer)
 		}
-		msg := append(all[:n:n], contextBlock("_continued below ↓_"))
+		msg := append(all[:n:n], contextBlock("_"+bot.ContinuedLabel+"_"))
 		msgs = append(msgs, msg)
 		all = all[n:]
 	}
@@ -137,7 +137,7 @@ func progressBlocks(v bot.View) []slack.Block {
 	if line == "" {
 		line = bot.ThinkingLine
 	}
-	line = "⏳ " + escape(text.Clip(text.OneLine(line), contextLimit))
+	line = bot.ProgressEmoji + " " + escape(text.Clip(text.OneLine(line), contextLimit))
 	if strings.TrimSpace(v.Draft) == "" {
 		return []slack.Block{section(line)}
 	}
@@ -157,11 +157,11 @@ func progressBlocks(v bot.View) []slack.Block {
 func fallback(v bot.View) string {
 	switch {
 	case !v.Done:
-		return escape("Working on: " + text.Clip(text.OneLine(v.Question), fallbackLimit))
+		return escape(bot.WorkingOnLabel + text.Clip(text.OneLine(v.Question), fallbackLimit))
 	case v.Result == nil:
 		return escape(v.Failed)
 	default:
-		return escape(text.Clip(bot.Plain(v.Result.Answer), fallbackLimit))
+		return escape(text.Clip(v.Final().Summary, fallbackLimit))
 	}
 }
 
@@ -202,8 +202,8 @@ func linkURL(u string) string {
 }
 
 func feedbackButtons(answerID string) slack.Block {
-	up := slack.NewButtonBlockElement(ActionFeedbackUp, answerID, slack.NewTextBlockObject(slack.PlainTextType, "👍 Helpful", true, false))
-	down := slack.NewButtonBlockElement(ActionFeedbackDown, answerID, slack.NewTextBlockObject(slack.PlainTextType, "👎 Not helpful", true, false))
+	up := slack.NewButtonBlockElement(ActionFeedbackUp, answerID, slack.NewTextBlockObject(slack.PlainTextType, bot.HelpfulEmoji+" "+bot.HelpfulLabel, true, false))
+	down := slack.NewButtonBlockElement(ActionFeedbackDown, answerID, slack.NewTextBlockObject(slack.PlainTextType, bot.NotHelpfulEmoji+" "+bot.NotHelpfulLabel, true, false))
 	return slack.NewActionBlock("feedback", up, down)
 }
 

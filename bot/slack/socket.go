@@ -77,8 +77,14 @@ func (a *Adapter) onSocketEvent(ctx context.Context, client *socketmode.Client, 
 		// Acknowledged once its question is taken, as over HTTP; the
 		// wait is another goroutine's, so that the next envelope is read
 		// meanwhile.
+		c, err := decodeCallback(payload)
+		if err != nil {
+			ack() // Slack would deliver it again, as unreadable
+			a.log.Warn("ignoring an event Slack sent", "err", err)
+			return
+		}
 		a.background(func(context.Context) {
-			a.takeThenAck(context.Background(), func(ctx context.Context) { a.onEvent(ctx, payload) }, ack) // acked on the socket: never abandoned
+			a.takeThenAck(context.Background(), func(ctx context.Context) { a.onEvent(ctx, c) }, ack) // acked on the socket: never abandoned
 		})
 		return
 	}

@@ -250,9 +250,13 @@ func TestReadEventThreadReplies(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			in, kind, err := readEvent(callback(c.event), me)
-			if err != nil || kind != c.want {
-				t.Fatalf("kind %v, err %v; want %v", kind, err, c.want)
+			cb, err := decodeCallback(callback(c.event))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, kind := readEvent(cb, me)
+			if cb.Event.err != nil || kind != c.want {
+				t.Fatalf("kind %v, err %v; want %v", kind, cb.Event.err, c.want)
 			}
 			if kind == eventThreadReply && (in.Thread != "1.1" || in.ThreadKey() != "slack:T1:"+in.Channel+":1.1" || in.User != "U1") {
 				t.Errorf("incoming %+v, key %q", in, in.ThreadKey())

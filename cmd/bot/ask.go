@@ -27,7 +27,7 @@ func (m *Main) ask(ctx context.Context, app *App, args []string) error {
 	}
 	if *asJSON {
 		details := console.NewProgress(io.Discard, false) // only the details
-		res, err := app.Agent.Ask(ctx, q, details.Emit)
+		res, err := app.Agent.Ask(ctx, q, bot.Follow(details.Show))
 		if err != nil {
 			return userError(err)
 		}
@@ -37,7 +37,7 @@ func (m *Main) ask(ctx context.Context, app *App, args []string) error {
 	if console.IsTerminal(m.Stdout) {
 		p.StreamTo(m.Stdout) // people read the answer as it is written
 	}
-	res, err := app.Agent.Ask(ctx, q, p.Emit)
+	res, err := app.Agent.Ask(ctx, q, bot.Follow(p.Show))
 	p.Done()
 	if err != nil {
 		return userError(err)

@@ -45,7 +45,7 @@ func (m *Main) chat(ctx context.Context, app *App, args []string) error {
 			return nil
 		}
 		p.Reset()
-		res, err := app.Agent.Ask(ctx, agent.Question{ThreadID: "cli:" + id, Text: text}, p.Emit)
+		res, err := app.Agent.Ask(ctx, agent.Question{ThreadID: "cli:" + id, Text: text}, bot.Follow(p.Show))
 		p.Done()
 		if ctx.Err() != nil {
 			return nil

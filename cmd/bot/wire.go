@@ -329,6 +329,7 @@ func (app *App) openAgent(_ context.Context, w *wiring) error {
 		Budgets:      agent.Budgets{MaxQuestionChars: app.Config.MaxQuestionChars, MaxAnswerChars: app.Config.MaxAnswerChars},
 		Observer:     app.observer,
 		Knowledge:    w.knowledge,
+		Words:        words(),
 		Speculate:    app.Config.Speculate,
 	}
 	if app.Model != nil {

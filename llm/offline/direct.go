@@ -9,13 +9,8 @@ import (
 	"github.com/switchboard/switchboard/kb/words"
 )
 
-// Answers of the direct route that are not calculations.
+// introAnswer is the direct route's answer to a greeting.
 const (
-	// NoModelAnswer is the honest reply to a question that needs a
-	// language model. It says how to configure one.
-	NoModelAnswer = "I can't answer that offline: no language model is configured, and this question needs one. " +
-		"Set OPENAI_API_KEY (or OPENAI_BASE_URL for a local model) to enable general answers."
-
 	introAnswer = "Hi! I'm Switchboard. I answer questions from your team's documents and knowledge graph, " +
 		"and cite my sources. No language model is configured, so I quote the sources instead of " +
 		"summarising them, and I can do arithmetic."
@@ -28,7 +23,8 @@ var thanks = setOf(`thanks thank thx ty cheers`)
 // minutes is 150 seconds."), and greetings, which get a short
 // introduction; these come back with ok true, as does an arithmetic
 // question without an answer ("can't divide by zero"), because saying so is
-// the answer. Everything else gets NoModelAnswer with ok false.
+// the answer. Everything else comes back with ok false: it needs a model,
+// which the presenter tells the asker how to configure (agent.OutcomeNoModel).
 func (b *Brain) Direct(ctx context.Context, question string, history []agent.Turn) (string, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return "", false, err
@@ -46,5 +42,5 @@ func (b *Brain) Direct(ctx context.Context, question string, history []agent.Tur
 		}
 		return introAnswer, true, nil
 	}
-	return NoModelAnswer, false, nil
+	return "", false, nil
 }

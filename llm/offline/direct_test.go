@@ -25,9 +25,9 @@ func TestDirect(t *testing.T) {
 		{"what is sqrt(-1)", "I can't compute sqrt(-1): the result is not a real number.", true},
 		{"hello", introAnswer, true},
 		{"thanks!", "You're welcome!", true},
-		{"What is the capital of France?", NoModelAnswer, false},
-		{"What is 2024?", NoModelAnswer, false},
-		{"", NoModelAnswer, false},
+		{"What is the capital of France?", "", false},
+		{"What is 2024?", "", false},
+		{"", "", false},
 	}
 	b := testBrain()
 	for _, tt := range tests {

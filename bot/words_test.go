@@ -1,0 +1,46 @@
+package bot
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/switchboard/switchboard/agent"
+)
+
+// TestWords pins the sentences of the outcomes the agent does not word,
+// as they read before they moved here from the agent.
+func TestWords(t *testing.T) {
+	w := Words{Names: Names{WebSearchKey: "WEB_KEY", ModelKey: "MODEL_KEY", ModelURL: "MODEL_URL",
+		IngestFiles: "sb ingest PATH…", IngestChat: "sb ingest chat", GraphImport: "sb graph import", ChatIngest: "@Sb ingest this channel"}}
+	tried := []agent.Attempt{
+		{Route: agent.RouteVector, Query: "office wifi password", Found: 3},
+		{Route: agent.RouteVector, Query: "wifi"},
+		{Route: agent.RouteVector, Query: "wifi key", Found: 2, Relevant: 1},
+		{Route: agent.RouteWeb, Query: "wifi", Skipped: agent.SkipWebFailed},
+		{Route: agent.RouteWeb, Skipped: agent.SkipNoWebFallback},
+	}
+	for _, c := range []struct{ name, got, want string }{
+		{"not found", w.Outcome(agent.Result{Outcome: agent.OutcomeNotFound, Attempts: tried}),
+			"I couldn't find an answer to that. Here is what I tried:\n• Company documents, for “office wifi password”: 3 found, none relevant\n" +
+				"• Company documents, for “wifi”: nothing found\n• Company documents, for “wifi key”: 2 found, 1 relevant\n" +
+				"• The web, for “wifi”: web search failed\n• no web fallback: web search isn't set up here"},
+		{"not found, nothing tried", w.Outcome(agent.Result{Outcome: agent.OutcomeNotFound}), "I couldn't find an answer to that."},
+		{"empty", w.Outcome(agent.Result{Outcome: agent.OutcomeEmptyKnowledgeBase}),
+			"I couldn't find an answer: the knowledge base is empty, nothing has been ingested yet. Load documents with `sb ingest PATH…` (files and folders), " +
+				"a chat channel with `sb ingest chat`, or a graph with `sb graph import`; in chat, an ingest admin can say \"@Sb ingest this channel\"."},
+		{"empty, no names", Words{}.Outcome(agent.Result{Outcome: agent.OutcomeEmptyKnowledgeBase}),
+			"I couldn't find an answer: the knowledge base is empty, nothing has been ingested yet."},
+		{"no draft", w.Outcome(agent.Result{Outcome: agent.OutcomeNoDraft}),
+			"I couldn't find an answer to that: I found documents that look relevant, but couldn't write an answer from them."},
+		{"no model", w.Outcome(agent.Result{Outcome: agent.OutcomeNoModel}),
+			"I can't answer that offline: no language model is configured, and this question needs one. Set MODEL_KEY (or MODEL_URL for a local model) to enable general answers."},
+		{"web detail", w.Detail(agent.Event{Kind: agent.EventNotice, Skipped: agent.SkipWebNotSetUp}),
+			"Web search is not configured: an admin can enable it by setting WEB_KEY."},
+		{"web failed detail", w.Detail(agent.Event{Kind: agent.EventNotice, Skipped: agent.SkipWebFailed, Err: errors.New("timeout")}),
+			"Web search failed: timeout"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, c.got, c.want)
+		}
+	}
+}
