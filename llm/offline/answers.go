@@ -203,7 +203,7 @@ func focusIn(all, asks []string) questionFocus {
 			f.quantity = true
 		case t.Lower == "deadline" || t.Lower == "due":
 			f.when = true
-		case i > 0 && toks[i-1].Lower == "in" && !words.IsFiller(t.Lower) && isUnit(t.Lower):
+		case i > 0 && toks[i-1].Lower == "in" && !words.IsFiller(t.Lower) && isA(t.Lower, "unit of measurement", "time unit"):
 			f.quantity = true // "the delivery SLA, in seconds?" asks for a number
 			f.how = "how many " + t.Lower
 		}
@@ -646,7 +646,7 @@ func statesDuration(toks []words.Token) bool {
 	for i, t := range toks {
 		amount := words.IsDigits(strings.TrimRight(t.Lower, "+")) || quantityAnswerWords[t.Lower] || t.Lower == "a" || t.Lower == "an"
 		for j := i + 1; amount && j < len(toks) && j <= i+3; j++ {
-			if isTimeUnit(toks[j].Lower) || isPeriod(toks[j].Lower) {
+			if isA(toks[j].Lower, "time unit", "time period") {
 				return true
 			}
 		}

@@ -112,16 +112,7 @@ func baseOf(w string) string {
 // "look", "back"): it shapes a question more than it names its topic, and a
 // document is not relevant for containing it.
 func light(w string) bool {
-	return vague(w) && !isNoun(w)
-}
-
-func isNoun(w string) bool {
-	for _, b := range lexicon.Lemmas(w) {
-		if lexicon.Usually(b) == lexicon.Noun {
-			return true
-		}
-	}
-	return false
+	return vague(w) && !usually(w, lexicon.Noun)
 }
 
 // vague reports whether a word says little about a topic on its own: a
@@ -149,34 +140,49 @@ func chattyAt(toks []words.Token, i int) bool {
 	switch {
 	case vague(w):
 		return true
-	case !lexicon.Known(w) || isNoun(w) || relational(w):
+	case !lexicon.Known(w) || usually(w, lexicon.Noun) || relational(w):
 		return false
-	case i == 0 || !hasNounSense(w) || usually(w, lexicon.Adj, lexicon.Adv):
+	case i == 0 || !can(w, lexicon.Noun) || usually(w, lexicon.Adj, lexicon.Adv):
 		return true
 	}
-	// A verb after a determiner or an adjective is used as a noun: "our
-	// leave policy", "paid leave"; after a noun it is more likely its verb
-	// ("which agency came up with").
-	// A participle is an adjective there: "a botched campaign".
+	// A verb after a determiner or an adjective is used as a noun ("our
+	// leave policy", "paid leave"), unless it is a participle ("a botched
+	// campaign"); after a noun it is more likely its verb ("which agency
+	// came up with").
 	prev := toks[i-1].Lower
 	participle := (strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ing")) && !slices.Contains(lexicon.Lemmas(w), w)
-	return participle || !nounMarkers[prev] && !relational(prev) && !usually(prev, lexicon.Adj, lexicon.Adj)
+	return participle || !nounMarkers[prev] && !relational(prev) && !usually(prev, lexicon.Adj)
 }
 
-// usually reports whether one of the word's base forms is usually a or b.
-func usually(w string, a, b lexicon.POS) bool {
+// usually reports whether one of the word's base forms is usually one of
+// the parts of speech ps.
+func usually(w string, ps ...lexicon.POS) bool {
 	for _, l := range lexicon.Lemmas(w) {
-		if p := lexicon.Usually(l); p == a || p == b {
+		if slices.Contains(ps, lexicon.Usually(l)) {
 			return true
 		}
 	}
 	return false
 }
 
-func hasNounSense(w string) bool {
+// can reports whether one of the word's base forms has senses as pos.
+func can(w string, pos lexicon.POS) bool {
 	for _, b := range lexicon.Lemmas(w) {
-		if lexicon.Has(b, lexicon.Noun) {
+		if lexicon.Has(b, pos) {
 			return true
+		}
+	}
+	return false
+}
+
+// isA reports whether one of the word's base forms is a kind of one of
+// kinds ("seconds" of "time unit", "week" of "time period").
+func isA(w string, kinds ...string) bool {
+	for _, b := range lexicon.Lemmas(w) {
+		for _, k := range kinds {
+			if lexicon.IsA(b, k) {
+				return true
+			}
 		}
 	}
 	return false
@@ -221,28 +227,6 @@ func phraseAt(toks []words.Token, i int) int {
 	return 0
 }
 
-// isUnit reports whether a word names a unit of measure ("seconds", "MB",
-// "miles").
-func isUnit(w string) bool {
-	for _, b := range lexicon.Lemmas(w) {
-		if lexicon.IsA(b, "unit of measurement") || isTimeUnit(b) {
-			return true
-		}
-	}
-	return false
-}
-
-// isTimeUnit reports whether a word names a unit of time ("days",
-// "weeks", "hours").
-func isTimeUnit(w string) bool {
-	for _, b := range lexicon.Lemmas(w) {
-		if lexicon.IsA(b, "time unit") {
-			return true
-		}
-	}
-	return false
-}
-
 // family returns the stems of the words WordNet derives from the word's
 // base forms or them from it, that start like it: "deletion" gives delete,
 // "payment" pay, "monthly" month, "severe" severity. It replaces cutting
@@ -259,15 +243,4 @@ func familyOf(w string) []string {
 		}
 	}
 	return out
-}
-
-// isPeriod reports whether a word names a period of time ("week",
-// "shift", "quarter").
-func isPeriod(w string) bool {
-	for _, b := range lexicon.Lemmas(w) {
-		if lexicon.IsA(b, "time period") {
-			return true
-		}
-	}
-	return false
 }
