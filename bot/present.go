@@ -282,12 +282,13 @@ func sourceLines(sources []agent.Source) []SourceLine {
 	for _, s := range sources {
 		line := SourceLine{N: s.N, Title: oneLine(s.Title), Section: oneLine(s.Section), URL: linkOf(s)}
 		loc := strings.TrimSpace(s.Location)
+		graph := cmpOr(s.Kind, s.Route.Kind()) == agent.KindGraph
 		switch {
 		case line.URL != "":
-		case s.Route == agent.RouteGraph && strings.HasPrefix(loc, "graph:"):
+		case graph && s.Walk != "":
 			// A graph walk describes itself; that is its "section".
-			line.Section = cmpOr(line.Section, oneLine(strings.TrimPrefix(loc, "graph:")))
-		case s.Route == agent.RouteGraph && loc != "":
+			line.Section = cmpOr(line.Section, oneLine(s.Walk))
+		case graph && loc != "":
 			line.Query = withoutControls(loc) // the Cypher that ran
 		default:
 			line.Where = oneLine(loc)
@@ -309,7 +310,7 @@ func sourceLines(sources []agent.Source) []SourceLine {
 // control characters a terminal would act on (see withoutControls).
 func oneLine(s string) string { return text.OneLine(withoutControls(s)) }
 
-func cmpOr(ss ...string) string {
+func cmpOr[S ~string](ss ...S) S {
 	for _, s := range ss {
 		if s != "" {
 			return s

@@ -55,8 +55,9 @@ func Views() []View {
 		{"graph-walk", done("Who supplies Halvorsen Freight?", agent.Result{
 			Route: agent.RouteGraph, Confidence: agent.ConfidenceMedium, Offline: true, OfflineReason: "the language model isn't answering",
 			Answer: "Amberley Batteries and Cirrus Hosting [1].",
-			Sources: []agent.Source{{N: 1, Title: "Knowledge graph: neighbourhood of Halvorsen Freight", Route: agent.RouteGraph,
-				Location: "graph: Halvorsen Freight and what is connected to it, 2 steps out"}}})},
+			Sources: []agent.Source{{N: 1, Title: "Knowledge graph: neighbourhood of Halvorsen Freight", Route: agent.RouteGraph, Kind: agent.KindGraph,
+				Location: "graph: Halvorsen Freight and what is connected to it, 2 steps out",
+				Walk:     "Halvorsen Freight and what is connected to it, 2 steps out"}}})},
 		{"web", done("What did the Fed announce this morning?", agent.Result{
 			Route: agent.RouteWeb, RouteReason: "asks about current events", Confidence: agent.ConfidenceHigh,
 			Answer: "The Fed held rates [1][2].",
