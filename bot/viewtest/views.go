@@ -22,11 +22,17 @@ type View struct {
 	View bot.View
 }
 
+// Final is what the presenter makes of r, asked as question, for a View.
+func Final(question string, r agent.Result) *bot.Final {
+	f := bot.Present(question, r)
+	return &f
+}
+
 // Views returns the set, in a fixed order.
 func Views() []View {
 	done := func(q string, r agent.Result) bot.View {
 		r.Question = q
-		return bot.View{AnswerID: "a1", Question: q, Done: true, Result: &r}
+		return bot.View{AnswerID: "a1", Question: q, Done: true, Final: Final(q, r)}
 	}
 	refund := agent.Source{N: 1, Title: "Refund Policy", Section: "Eligibility", Location: "docs/refund-policy.md",
 		URL: "https://github.com/acme/handbook/blob/main/refund-policy.md", Route: agent.RouteVector}
