@@ -72,13 +72,13 @@ func confidence(s *State) Confidence {
 const offlineHigh = false
 
 // documentKey names the document a piece of evidence comes from, so that
-// two chunks of one file count as one source. The stores give a chunk the
-// ID "[workspace/]key#n" and may give it a location with a "#section"
+// two chunks of one file count as one source. The stores set the chunk's
+// document (Document.Key) and may give it a location with a "#section"
 // fragment; a web result is its URL; a graph result is its query or the
 // entity it describes. Routes are kept apart.
 func documentKey(d Document) string {
-	if i := strings.LastIndexByte(d.ID, '#'); i > 0 && isDigits(d.ID[i+1:]) {
-		return string(d.Route) + "\x00id\x00" + d.ID[:i]
+	if d.Key != "" {
+		return string(d.Route) + "\x00id\x00" + d.Key
 	}
 	if k := d.Metadata["key"]; k != "" {
 		return string(d.Route) + "\x00key\x00" + k
@@ -93,18 +93,6 @@ func documentKey(d Document) string {
 		return string(d.Route) + "\x00id\x00" + d.ID
 	}
 	return string(d.Route) + "\x00text\x00" + d.Title + "\x00" + d.Content
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // cited folds what the answer cites by document (see foldCitations):
@@ -323,7 +311,8 @@ func citationAt(line string, i int) (nums []int, end int, ok bool) {
 // source describes one cited document from the chunks cited of it.
 func source(n int, chunks []Document) Source {
 	first := chunks[0]
-	src := Source{N: n, Title: first.Title, Location: first.Location, Snippet: snippet(first.Content, 240), Route: first.Route}
+	src := Source{N: n, Title: first.Title, Location: first.Location, Snippet: snippet(first.Content, 240), Route: first.Route,
+		Kind: KindOf(first), Walk: first.Walk}
 	var sections []string
 	for _, d := range chunks {
 		sec := strings.TrimSpace(d.Section)

@@ -11,7 +11,7 @@ import (
 
 // chunkOf is chunk n of a stored file, under heading.
 func chunkOf(key string, n int, heading string) Document {
-	return Document{ID: fmt.Sprintf("acme/%s#%d", key, n), Title: strings.TrimSuffix(key, ".md"), Location: key,
+	return Document{ID: fmt.Sprintf("acme/%s#%d", key, n), Key: "acme/" + key, Chunk: n, Title: strings.TrimSuffix(key, ".md"), Location: key,
 		Content: heading + "\n\ntext of " + key, Route: RouteVector, Section: heading,
 		Metadata: map[string]string{"key": key, "chunk": fmt.Sprint(n)}}
 }
@@ -105,7 +105,7 @@ func TestSourcesFolded(t *testing.T) {
 	}
 	// The first cited chunk gives the snippet; headings are listed once,
 	// and the one that is the title is not a section.
-	want := Source{N: 1, Title: "refunds", Location: "refunds.md", Snippet: a3.Content, Route: RouteVector,
+	want := Source{N: 1, Title: "refunds", Location: "refunds.md", Snippet: a3.Content, Route: RouteVector, Kind: KindDocument,
 		Section: "Annual plans", URL: "https://git.example.com/handbook/blob/main/refunds.md"}
 	if srcs[0] != want {
 		t.Errorf("source 1 = %+v, want %+v", srcs[0], want)

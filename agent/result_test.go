@@ -46,10 +46,10 @@ func TestConfidence(t *testing.T) {
 
 func TestDocumentKey(t *testing.T) {
 	same := [][2]Document{
-		// Two chunks of a stored file: "key#n" IDs.
-		{{ID: "acme/docs/a.md#0", Location: "docs/a.md"}, {ID: "acme/docs/a.md#7", Location: "docs/a.md"}},
+		// Two chunks of a stored file: one Key.
+		{{ID: "acme/docs/a.md#0", Key: "acme/docs/a.md", Chunk: 0, Location: "docs/a.md"}, {ID: "acme/docs/a.md#7", Key: "acme/docs/a.md", Chunk: 7, Location: "docs/a.md"}},
 		// Chunks whose locations are permalinks of the messages they start at.
-		{{ID: "acme/slack/C1/1700.1#0", Location: "https://acme.slack.com/archives/C1/p1"}, {ID: "acme/slack/C1/1700.1#1", Location: "https://acme.slack.com/archives/C1/p2"}},
+		{{ID: "acme/slack/C1/1700.1#0", Key: "acme/slack/C1/1700.1", Chunk: 0, Location: "https://acme.slack.com/archives/C1/p1"}, {ID: "acme/slack/C1/1700.1#1", Key: "acme/slack/C1/1700.1", Chunk: 1, Location: "https://acme.slack.com/archives/C1/p2"}},
 		// Sections of one file, without store IDs.
 		{{ID: "d1", Location: "docs/refund-policy.md"}, {ID: "d2", Location: "docs/refund-policy.md#annual"}},
 		// One page of the web.
@@ -63,9 +63,9 @@ func TestDocumentKey(t *testing.T) {
 		}
 	}
 	different := [][2]Document{
-		{{ID: "acme/docs/a.md#0", Location: "docs/a.md"}, {ID: "acme/docs/b.md#0", Location: "docs/b.md"}},
+		{{ID: "acme/docs/a.md#0", Key: "acme/docs/a.md", Chunk: 0, Location: "docs/a.md"}, {ID: "acme/docs/b.md#0", Key: "acme/docs/b.md", Chunk: 0, Location: "docs/b.md"}},
 		// The same key in two workspaces.
-		{{ID: "acme/docs/a.md#0", Location: "docs/a.md"}, {ID: "globex/docs/a.md#0", Location: "docs/a.md"}},
+		{{ID: "acme/docs/a.md#0", Key: "acme/docs/a.md", Chunk: 0, Location: "docs/a.md"}, {ID: "globex/docs/a.md#0", Key: "globex/docs/a.md", Chunk: 0, Location: "docs/a.md"}},
 		{{ID: "https://example.com/a", Location: "https://example.com/a", Route: RouteWeb}, {ID: "https://example.com/b", Location: "https://example.com/b", Route: RouteWeb}},
 		// Neighbourhoods of two entities.
 		{{ID: "graph:p1", Location: "graph: neighbourhood of Chai (2 hops)", Route: RouteGraph}, {ID: "graph:p2", Location: "graph: neighbourhood of Tofu (2 hops)", Route: RouteGraph}},

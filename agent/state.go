@@ -53,6 +53,49 @@ type Document struct {
 	// from ("Annual plans"), as the stores keep it with each chunk; empty
 	// for text above the first heading, graph rows and web results.
 	Section string `json:"section,omitempty"`
+	// Kind is what the evidence is; "" is read as the route's usual kind
+	// (see KindOf).
+	Kind Kind `json:"kind,omitempty"`
+	// Key names the stored document this is a chunk of ("[workspace/]key")
+	// and Chunk its index in it, as the stores set them: chunks of one Key
+	// are one source. Both are zero for evidence not from a store.
+	Key   string `json:"key,omitempty"`
+	Chunk int    `json:"chunk,omitempty"`
+	// Walk says what a graph walk covered, in words ("neighbourhood of
+	// Acme (2 hops)"), for a graph result that has no link; "" otherwise.
+	Walk string `json:"walk,omitempty"`
+}
+
+// Kind is what a piece of evidence, and so a source, is.
+type Kind string
+
+// The kinds of evidence.
+const (
+	KindDocument Kind = "document" // a chunk of a stored file or page
+	KindChat     Kind = "chat"     // messages of a chat workspace
+	KindGraph    Kind = "graph"    // what a graph query or walk found
+	KindWeb      Kind = "web"      // a web search result
+)
+
+// KindOf is d's kind: the one its retriever set, else its route's.
+func KindOf(d Document) Kind {
+	if d.Kind != "" {
+		return d.Kind
+	}
+	return d.Route.Kind()
+}
+
+// Kind is the usual kind of what the route finds, for evidence (or a
+// stored source) that does not say: a graph or web route finds graph or
+// web results, and the stores documents.
+func (r Route) Kind() Kind {
+	switch r {
+	case RouteGraph:
+		return KindGraph
+	case RouteWeb:
+		return KindWeb
+	}
+	return KindDocument
 }
 
 // GradedDocument is a retrieved document with the grader's verdict.
@@ -76,6 +119,13 @@ type Source struct {
 	Route    Route  `json:"route"`
 	Section  string `json:"section,omitempty"` // the heading(s) the cited text is under
 	URL      string `json:"url,omitempty"`     // a link people can open; "" when none
+	// Kind is what the source is, and Walk what a graph walk covered
+	// (Document.Walk; "" for other sources and for a graph query, whose
+	// Location is the Cypher that ran). They are for the presenter of a
+	// fresh result, and kept out of stored turns and reports, whose format
+	// stays as it was: a stored source's kind is its route's (Route.Kind).
+	Kind Kind   `json:"-"`
+	Walk string `json:"-"`
 }
 
 // Turn is one finished question and answer in a thread.

@@ -451,7 +451,8 @@ func (d *Dispatcher) answer(ctx context.Context, j job) (done bool) {
 		}
 		details = append([]string{agent.ErrorMessage(err)}, details...)
 	} else {
-		v.Result = &res
+		f := Present(v.Question, res)
+		v.Final = &f
 	}
 	if len(details) > 0 {
 		if perr := j.r.Private(fctx, strings.Join(details, "\n")); perr != nil {
@@ -462,7 +463,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) (done bool) {
 		log.Error("could not post the answer; it is given back to be answered again", "err", err)
 		return false
 	}
-	if v.Result != nil && d.cfg.Feedback != nil {
+	if v.Final != nil && d.cfg.Feedback != nil {
 		a := feedback.Answer{ID: v.AnswerID, Thread: j.in.ThreadKey(), User: j.in.User, Question: j.in.Text,
 			Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: time.Now()}
 		if err := d.cfg.Feedback.SaveAnswer(fctx, a); err != nil {
@@ -497,7 +498,7 @@ func (d *Dispatcher) finish(ctx context.Context, r Replier, v View, log *slog.Lo
 	if !errors.As(err, &pe) {
 		return err
 	}
-	v.Result, v.Failed = nil, FailedMessage
+	v.Final, v.Failed = nil, FailedMessage
 	return panics.Catch(log, "finish", func() error { return r.Finish(ctx, v) })
 }
 

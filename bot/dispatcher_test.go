@@ -98,7 +98,7 @@ func TestAnswerShowsProgressAndResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := r.wait(t)
-	if !v.Done || v.Result == nil || v.Result.Answer != "answer to hello" || v.AnswerID == "" {
+	if !v.Done || v.Final == nil || v.Final.Answer != "answer to hello" || v.AnswerID == "" {
 		t.Errorf("final view = %+v", v)
 	}
 	if r.started != 1 || v.Progress != "Searching company documents…" {
@@ -155,7 +155,7 @@ func TestDetailsArePrivate(t *testing.T) {
 			t.Errorf("public view shows the detail: %+v", u)
 		}
 	}
-	if f := v.Final(); strings.Contains(f.Badge.String(), "10.0.0.5") || !strings.Contains(f.Badge.String(), "answered offline: the language model isn't answering") {
+	if f := *v.Final; strings.Contains(f.Badge.String(), "10.0.0.5") || !strings.Contains(f.Badge.String(), "answered offline: the language model isn't answering") {
 		t.Errorf("badge = %q", f.Badge.String())
 	}
 	if len(r.private) != 1 || !strings.Contains(r.private[0], detail) {
@@ -292,7 +292,7 @@ func TestFullQueueRefusesAndShutdownDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rs[:3] {
-		if v := r.wait(t); v.Result == nil {
+		if v := r.wait(t); v.Final == nil {
 			t.Errorf("queued question not answered before shutdown: %+v", v)
 		}
 	}
@@ -306,7 +306,7 @@ func TestFailureIsPrivate(t *testing.T) {
 	r := newRecorder()
 	d.Submit(context.Background(), msg("t", "q"), r)
 	v := r.wait(t)
-	if v.Failed == "" || v.Result != nil {
+	if v.Failed == "" || v.Final != nil {
 		t.Errorf("final view = %+v", v)
 	}
 	r.mu.Lock()

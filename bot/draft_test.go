@@ -62,7 +62,7 @@ func TestDraftIsShownUntilTheAnswer(t *testing.T) {
 	if err := d.Submit(context.Background(), msg("t1", "refunds?"), r); err != nil {
 		t.Fatal(err)
 	}
-	if v := r.wait(t); !v.Done || v.Draft != "" || v.Result == nil {
+	if v := r.wait(t); !v.Done || v.Draft != "" || v.Final == nil {
 		t.Errorf("final view %+v: want the answer and no draft", v)
 	}
 }

@@ -92,7 +92,7 @@ func TestStoppedReplicaGivesItsQuestionBack(t *testing.T) {
 	b := start(t, Config{Agent: echo(), Questions: store, Shared: true, Owner: "b", Poll: time.Millisecond})
 	b.Resume("test", c.resume)
 	v := r.wait(t)
-	if v.Result == nil || v.Result.Answer != "answer to refunds?" {
+	if v.Final == nil || v.Final.Answer != "answer to refunds?" {
 		t.Errorf("final view %+v, want the second replica's answer", v)
 	}
 	if r.started != 1 {
@@ -137,7 +137,7 @@ func TestAnswerNotShownIsGivenBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := c.replier("q1").wait(t)
-	if v.Result == nil || runs.Load() != 2 {
+	if v.Final == nil || runs.Load() != 2 {
 		t.Errorf("final view %+v after %d runs; want the answer, shown by the second run", v, runs.Load())
 	}
 }

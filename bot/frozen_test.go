@@ -75,7 +75,7 @@ func TestFrozenReplicaDoesNotTouchAnAnswerItLost(t *testing.T) {
 	b := start(t, Config{Agent: echo(), Questions: store, Shared: true, Owner: "b", Lease: lease, Poll: time.Millisecond})
 	b.Resume("test", c.resume)
 	r := c.replier("q1")
-	if v := r.wait(t); v.Result == nil || v.Result.Answer != "answer to refunds?" {
+	if v := r.wait(t); v.Final == nil || v.Final.Answer != "answer to refunds?" {
 		t.Fatalf("final view %+v, want the second replica's answer", v)
 	}
 	r.mu.Lock()
@@ -186,7 +186,7 @@ func TestQuestionAskedDuringAnOutageIsAnsweredWhenTheStoreIsBack(t *testing.T) {
 	}
 	store.down.Store(false)
 	close(back)
-	if v := r.wait(t); v.Result == nil || v.Result.Answer != "answer to refunds?" {
+	if v := r.wait(t); v.Final == nil || v.Final.Answer != "answer to refunds?" {
 		t.Errorf("final view %+v, want the answer once the store is back", v)
 	}
 }
@@ -263,7 +263,7 @@ func TestAnswerPostedWhenItsThreadCannotBeSaved(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := r.wait(t)
-	if v.Result == nil || !strings.Contains(v.Result.Answer, "51") || v.Failed != "" {
+	if v.Final == nil || !strings.Contains(v.Final.Answer, "51") || v.Failed != "" {
 		t.Fatalf("final view %+v, want the answer although the thread was not saved", v)
 	}
 	r.mu.Lock()

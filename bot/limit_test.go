@@ -138,15 +138,15 @@ func TestOverBudgetAnswersOfflineAndSaysWhenItRenews(t *testing.T) {
 	obs := &countingObserver{}
 	d := start(t, Config{Agent: ag, Budget: limits.NewBudget(450, 0, clock.now), Observer: obs})
 
-	if v, r := askIn(t, d, "T1", "U1", "a"); v.Result.Offline || len(r.private) != 0 {
-		t.Errorf("within the budget: offline = %v, told %q", v.Result.Offline, r.private)
+	if v, r := askIn(t, d, "T1", "U1", "a"); v.Final.Badge.Offline != "" || len(r.private) != 0 {
+		t.Errorf("within the budget: offline = %q, told %q", v.Final.Badge.Offline, r.private)
 	}
 	// 300 of 450 used: the route fits, the direct answer would pass the
 	// budget, so it is the offline engine's.
 	v, r := askIn(t, d, "T1", "U2", "b")
-	if !v.Result.Offline || !strings.Contains(v.Result.OfflineReason, "this workspace has used today's model budget, which renews in 3 h") ||
-		!strings.Contains(v.Result.Answer, "51") {
-		t.Errorf("over budget: %+v", v.Result)
+	if !strings.Contains(v.Final.Badge.Offline, "this workspace has used today's model budget, which renews in 3 h") ||
+		!strings.Contains(v.Final.Answer, "51") {
+		t.Errorf("over budget: %+v", v.Final)
 	}
 	if model.Calls("Route") != 2 || model.Calls("Direct") != 1 {
 		t.Errorf("the model was asked to route %d and to answer %d times; want the second answer stopped before it",
@@ -159,7 +159,7 @@ func TestOverBudgetAnswersOfflineAndSaysWhenItRenews(t *testing.T) {
 		t.Errorf("observer heard %q", got)
 	}
 	// Another workspace has its own budget.
-	if v, _ := askIn(t, d, "T2", "U1", "c"); v.Result.Offline {
+	if v, _ := askIn(t, d, "T2", "U1", "c"); v.Final.Badge.Offline != "" {
 		t.Error("another workspace was answered offline")
 	}
 }
@@ -171,14 +171,14 @@ func TestOverTheirShareOnePersonIsAnsweredOffline(t *testing.T) {
 
 	askIn(t, d, "T1", "U1", "a")
 	v, r := askIn(t, d, "T1", "U1", "b")
-	if !v.Result.Offline || !strings.Contains(v.Result.OfflineReason, "the asker has used their share of today's model budget, which renews in 2 h") {
-		t.Errorf("over their share: %+v", v.Result)
+	if !strings.Contains(v.Final.Badge.Offline, "the asker has used their share of today's model budget, which renews in 2 h") {
+		t.Errorf("over their share: %+v", v.Final)
 	}
 	if len(r.private) != 1 || !strings.Contains(r.private[0], "You have used your share of this workspace's model budget for today") {
 		t.Errorf("asker was told %q", r.private)
 	}
-	if v, _ := askIn(t, d, "T1", "U2", "c"); v.Result.Offline {
-		t.Errorf("another person was answered offline: %s", v.Result.OfflineReason)
+	if v, _ := askIn(t, d, "T1", "U2", "c"); v.Final.Badge.Offline != "" {
+		t.Errorf("another person was answered offline: %s", v.Final.Badge.Offline)
 	}
 	if model.Calls("") != 4 {
 		t.Errorf("the model was asked %d times; want two questions' two calls", model.Calls(""))

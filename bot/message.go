@@ -57,15 +57,13 @@ type View struct {
 	// Draft is the answer being written or checked, while not Done: not
 	// yet checked against the sources, and shown as such (see DraftNote).
 	// "" until the generator writes, and again once a draft is rejected.
-	Draft  string
-	Done   bool
-	Result *agent.Result // set when Done and the run succeeded
-	Failed string        // set when Done and the run failed: a short public line
+	Draft string
+	Done  bool
+	// Final is the finished answer as people read it, every word decided
+	// by the presenter (Present): set when Done and the run succeeded.
+	Final  *Final
+	Failed string // set when Done and the run failed: a short public line
 }
-
-// Final is what people read of a finished view's answer; v.Result must be
-// set.
-func (v View) Final() Final { return Present(v.Question, *v.Result) }
 
 // Replier shows one question's View in its platform: it posts the first
 // view, edits it as the run progresses and finishes it. Implementations

@@ -27,7 +27,7 @@ func TestPanicInAnswerIsTheAskersError(t *testing.T) {
 	if err := d.Submit(context.Background(), msg("t2", "hello"), good); err != nil {
 		t.Fatal(err)
 	}
-	if v := bad.wait(t); v.Result != nil || v.Failed == "" {
+	if v := bad.wait(t); v.Final != nil || v.Failed == "" {
 		t.Errorf("the panicking question's final view = %+v, want a failure", v)
 	}
 	bad.mu.Lock()
@@ -36,7 +36,7 @@ func TestPanicInAnswerIsTheAskersError(t *testing.T) {
 	if !strings.Contains(private, "went wrong") || strings.Contains(private, "index out of range") {
 		t.Errorf("asker was told %q: want the generic message, no panic details", private)
 	}
-	if v := good.wait(t); v.Result == nil || v.Result.Answer != "answer to hello" {
+	if v := good.wait(t); v.Final == nil || v.Final.Answer != "answer to hello" {
 		t.Errorf("the next question's final view = %+v", v)
 	}
 }
@@ -46,7 +46,7 @@ func TestPanicInAnswerIsTheAskersError(t *testing.T) {
 type panicFinish struct{ *recorder }
 
 func (p panicFinish) Finish(ctx context.Context, v View) error {
-	if v.Result != nil {
+	if v.Final != nil {
 		panic("render: slice bounds out of range")
 	}
 	return p.recorder.Finish(ctx, v)
@@ -58,7 +58,7 @@ func TestPanicInRenderingShowsTheFailure(t *testing.T) {
 	if err := d.Submit(context.Background(), msg("t1", "hello"), r); err != nil {
 		t.Fatal(err)
 	}
-	if v := r.wait(t); v.Failed == "" || v.Result != nil {
+	if v := r.wait(t); v.Failed == "" || v.Final != nil {
 		t.Errorf("final view = %+v, want the plain failure", v)
 	}
 }
@@ -76,7 +76,7 @@ func TestFailedPlaceholderStillAnswers(t *testing.T) {
 	if err := d.Submit(context.Background(), msg("t1", "hello"), r); err != nil {
 		t.Fatal(err)
 	}
-	if v := r.wait(t); v.Result == nil || v.Result.Answer != "answer to hello" {
+	if v := r.wait(t); v.Final == nil || v.Final.Answer != "answer to hello" {
 		t.Errorf("final view = %+v", v)
 	}
 	r.mu.Lock()

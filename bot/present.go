@@ -165,7 +165,7 @@ type Final struct {
 	// no links: one the model or a document wrote reads as its words and
 	// its host, "Reset password (evil.example)", and no line of it reads
 	// as the badge (see unmask). Renderers may link the citations
-	// (LinkCitations), and nothing else in it.
+	// (Links), and nothing else in it.
 	Answer string
 	// Place is where the answer came from, in people's words ("company
 	// documents"), and Why the router's reason for looking there.
@@ -174,6 +174,10 @@ type Final struct {
 	// that is not what was asked (a follow-up made standalone).
 	Understood string
 	Sources    []SourceLine
+	// Links are the URLs the citations link to: [n] to Links[n], for the
+	// sources that have a link. A renderer that can link text passes them
+	// to cite.Link with its platform's link syntax.
+	Links map[int]string
 	// Unverified are the claims the check could not find in the sources,
 	// listed under a low-confidence answer.
 	Unverified []string
@@ -247,6 +251,14 @@ func Present(question string, r agent.Result) Final {
 		Badge:      badge(r),
 		Summary:    Plain(r.Answer),
 	}
+	for _, s := range f.Sources {
+		if s.URL != "" {
+			if f.Links == nil {
+				f.Links = map[int]string{}
+			}
+			f.Links[s.N] = s.URL
+		}
+	}
 	if q := strings.TrimSpace(r.Standalone); q != "" && !sameQuestion(q, r.Question) {
 		f.Understood = oneLine(q)
 	}
@@ -282,12 +294,13 @@ func sourceLines(sources []agent.Source) []SourceLine {
 	for _, s := range sources {
 		line := SourceLine{N: s.N, Title: oneLine(s.Title), Section: oneLine(s.Section), URL: linkOf(s)}
 		loc := strings.TrimSpace(s.Location)
+		graph := cmpOr(s.Kind, s.Route.Kind()) == agent.KindGraph
 		switch {
 		case line.URL != "":
-		case s.Route == agent.RouteGraph && strings.HasPrefix(loc, "graph:"):
+		case graph && s.Walk != "":
 			// A graph walk describes itself; that is its "section".
-			line.Section = cmpOr(line.Section, oneLine(strings.TrimPrefix(loc, "graph:")))
-		case s.Route == agent.RouteGraph && loc != "":
+			line.Section = cmpOr(line.Section, oneLine(s.Walk))
+		case graph && loc != "":
 			line.Query = withoutControls(loc) // the Cypher that ran
 		default:
 			line.Where = oneLine(loc)
@@ -309,7 +322,7 @@ func sourceLines(sources []agent.Source) []SourceLine {
 // control characters a terminal would act on (see withoutControls).
 func oneLine(s string) string { return text.OneLine(withoutControls(s)) }
 
-func cmpOr(ss ...string) string {
+func cmpOr[S ~string](ss ...S) S {
 	for _, s := range ss {
 		if s != "" {
 			return s
@@ -415,61 +428,6 @@ func times(n int) string {
 // documents counts the distinct documents among the sources.
 func documents(sources []agent.Source) int {
 	return len(sourceLines(sources))
-}
-
-var citation = regexp.MustCompile(`\[(\d{1,3})\]`)
-
-// LinkCitations rewrites each [n] of the answer whose source has a link
-// with link(label, url), outside code blocks and inline code, for the
-// platforms where a citation can be a link.
-func LinkCitations(md string, sources []SourceLine, link func(label, url string) string) string {
-	urls := map[int]string{}
-	for _, s := range sources {
-		if s.URL != "" {
-			urls[s.N] = s.URL
-		}
-	}
-	if len(urls) == 0 {
-		return md
-	}
-	var sc markdown.Scanner
-	lines := strings.Split(md, "\n")
-	for i, line := range lines {
-		if sc.Line(line) != markdown.Text {
-			continue
-		}
-		lines[i] = outsideCode(line, func(s string) string {
-			return citation.ReplaceAllStringFunc(s, func(m string) string {
-				n, _ := strconv.Atoi(m[1 : len(m)-1])
-				if u, ok := urls[n]; ok {
-					return link(m, u)
-				}
-				return m
-			})
-		})
-	}
-	return strings.Join(lines, "\n")
-}
-
-// outsideCode applies f to the parts of a line outside `inline code`.
-func outsideCode(line string, f func(string) string) string {
-	var b strings.Builder
-	for {
-		start := strings.IndexByte(line, '`')
-		if start < 0 {
-			b.WriteString(f(line))
-			return b.String()
-		}
-		end := strings.IndexByte(line[start+1:], '`')
-		if end < 0 {
-			b.WriteString(f(line))
-			return b.String()
-		}
-		end += start + 2
-		b.WriteString(f(line[:start]))
-		b.WriteString(line[start:end])
-		line = line[end:]
-	}
 }
 
 var (

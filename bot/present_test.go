@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot/discord/discordtest"
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
+	"github.com/switchboard/switchboard/internal/cite"
 	"github.com/switchboard/switchboard/internal/links"
 )
 
@@ -114,16 +115,6 @@ func TestPresent(t *testing.T) {
 	})
 }
 
-func TestLinkCitations(t *testing.T) {
-	srcs := []SourceLine{{N: 1, URL: "https://a.example"}, {N: 2}}
-	link := func(label, url string) string { return "<" + url + "|" + label + ">" }
-	in := "One [1], two [2], none [3].\n`code [1]`\n```\n[1] in a block\n```\nAfter [1]"
-	want := "One <https://a.example|[1]>, two [2], none [3].\n`code [1]`\n```\n[1] in a block\n```\nAfter <https://a.example|[1]>"
-	if got := LinkCitations(in, srcs, link); got != want {
-		t.Errorf("got:\n%s\nwant:\n%s", got, want)
-	}
-}
-
 func TestPlain(t *testing.T) {
 	for in, want := range map[string]string{
 		"## Refunds\n\n**Full refund** within *30* days [1]. See [the page](https://x.example).": "Refunds Full refund within *30* days [1]. See the page (x.example).",
@@ -156,7 +147,12 @@ func FuzzPresent(f *testing.F) {
 		if strings.ContainsAny(Plain(answer), "\n\r") {
 			t.Errorf("Plain has a line break")
 		}
-		LinkCitations(fin.Answer, fin.Sources, func(label, u string) string {
+		for _, src := range fin.Sources { // a citation links to its source's URL, or to nothing
+			if fin.Links[src.N] != src.URL {
+				t.Errorf("[%d] links to %q, its source to %q", src.N, fin.Links[src.N], src.URL)
+			}
+		}
+		cite.Link(fin.Answer, fin.Links, func(label, u string) string {
 			if links.HTTP(u) == "" {
 				t.Errorf("linked %q", u)
 			}

@@ -278,10 +278,10 @@ func (w Walker) neighbourhoods(ctx context.Context, idx *Index, starts []Node, q
 		}
 		var b strings.Builder
 		b.WriteString("Entity: " + nodeLine(n) + "\n")
-		where := fmt.Sprintf("graph: neighbourhood of %s (%s)", n.Name, words.Plural(reached, "hop"))
+		walk := fmt.Sprintf("neighbourhood of %s (%s)", n.Name, words.Plural(reached, "hop"))
 		if len(facts) == 0 {
 			b.WriteString("\nNo relations recorded.\n")
-			where = fmt.Sprintf("graph: entity %s (no relations)", n.Name)
+			walk = fmt.Sprintf("entity %s (no relations)", n.Name)
 		} else {
 			if err := w.writeConnections(ctx, &b, idx, []Node{n}, qtoks, n.Label); err != nil {
 				return nil, err
@@ -291,18 +291,26 @@ func (w Walker) neighbourhoods(ctx context.Context, idx *Index, starts []Node, q
 		}
 		md := factMetadata(facts)
 		md["node"], md["label"], md["hops"] = n.ID, n.Label, strconv.Itoa(reached)
-		if link := soleLink(facts); link != "" { // one message states them all (sources.go)
-			where = link
-		}
-		docs = append(docs, agent.Document{
+		doc := walked(agent.Document{
 			ID:       "graph:" + n.ID,
 			Title:    "Knowledge graph: neighbourhood of " + n.Name,
-			Location: where,
 			Content:  strings.TrimRight(b.String(), "\n"),
 			Metadata: md,
-		})
+		}, walk)
+		if link := soleLink(facts); link != "" { // one message states them all (sources.go)
+			doc.Location, doc.Walk = link, ""
+		}
+		docs = append(docs, doc)
 	}
 	return docs, nil
+}
+
+// walked is d as a walk's result: of KindGraph, the walk in words in Walk
+// (which the presenter shows), and in Location as the model reads it
+// among the sources, "graph: …".
+func walked(d agent.Document, walk string) agent.Document {
+	d.Kind, d.Walk, d.Location = agent.KindGraph, walk, "graph: "+walk
+	return d
 }
 
 // labelList returns one document listing the entities of a label and
@@ -328,13 +336,12 @@ func (w Walker) labelList(ctx context.Context, label string, qtoks []string) (ag
 	writeFacts(&b, "Relations", facts)
 	md := factMetadata(facts)
 	md["label"] = label
-	return agent.Document{
+	return walked(agent.Document{
 		ID:       "graph:label:" + label,
 		Title:    "Knowledge graph: " + label + " entities",
-		Location: fmt.Sprintf("graph: %s entities (%d of %d) and their relations (1 hop)", label, len(nodes), total),
 		Content:  strings.TrimRight(b.String(), "\n"),
 		Metadata: md,
-	}, true, nil
+	}, fmt.Sprintf("%s entities (%d of %d) and their relations (1 hop)", label, len(nodes), total)), true, nil
 }
 
 // labelWords splits query words into the labels they name ("suppliers" →
@@ -463,13 +470,12 @@ func (w Walker) ranking(ctx context.Context, idx *Index, t topQuery, qtoks []str
 	writeFacts(&b, "Relations of these entities", facts)
 	md := factMetadata(facts)
 	md["label"], md["ranked_by"], md["top"] = t.label, key, strconv.Itoa(len(rs))
-	return agent.Document{
+	return walked(agent.Document{
 		ID:       fmt.Sprintf("graph:top:%s:%s:%d", t.label, key, len(rs)),
 		Title:    fmt.Sprintf("Knowledge graph: top %d %s by %s", len(rs), t.label, key),
-		Location: fmt.Sprintf("graph: %s entities ranked by %s (top %d of %d)", t.label, key, len(rs), withKey),
 		Content:  strings.TrimRight(b.String(), "\n"),
 		Metadata: md,
-	}, true, nil
+	}, fmt.Sprintf("%s entities ranked by %s (top %d of %d)", t.label, key, len(rs), withKey)), true, nil
 }
 
 // rankKey picks the numeric property to rank nodes by: one the query

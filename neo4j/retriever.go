@@ -218,5 +218,6 @@ func cypherDocument(t table) agent.Document {
 		Location: t.query,
 		Content:  strings.TrimRight(b.String(), "\n"),
 		Metadata: md,
+		Kind:     agent.KindGraph,
 	}
 }

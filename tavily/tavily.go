@@ -226,6 +226,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Do
 			Content:  strings.TrimSpace(res.Content),
 			Score:    res.Score,
 			Route:    agent.RouteWeb,
+			Kind:     agent.KindWeb,
 		}
 		if res.PublishedDate != "" {
 			doc.Metadata = map[string]string{"published_date": res.PublishedDate}

@@ -106,9 +106,9 @@ func TestRetrieve(t *testing.T) {
 	}
 	want := []agent.Document{
 		{ID: "https://news.example/brightline", Title: "Brightline Labs raises Series C", Location: "https://news.example/brightline",
-			Content: "Brightline Labs raised $40M.", Score: 0.91, Route: agent.RouteWeb, Metadata: map[string]string{"published_date": "2025-03-01"}},
+			Content: "Brightline Labs raised $40M.", Score: 0.91, Route: agent.RouteWeb, Kind: agent.KindWeb, Metadata: map[string]string{"published_date": "2025-03-01"}},
 		{ID: "https://blog.example/sensors", Title: "https://blog.example/sensors", Location: "https://blog.example/sensors",
-			Content: "Sensors for cold chains.", Score: 0.52, Route: agent.RouteWeb},
+			Content: "Sensors for cold chains.", Score: 0.52, Route: agent.RouteWeb, Kind: agent.KindWeb},
 	}
 	if !reflect.DeepEqual(docs, want) {
 		t.Errorf("docs =\n%+v\nwant\n%+v", docs, want)

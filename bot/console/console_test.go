@@ -24,10 +24,10 @@ func TestWords(t *testing.T) {
 			switch {
 			case !v.Done:
 				b.WriteString(v.Progress + "\n")
-			case v.Result == nil:
+			case v.Final == nil:
 				b.WriteString(v.Failed + "\n")
 			default:
-				console.Print(&b, v.Final(), nil, "")
+				console.Print(&b, *v.Final, nil, "")
 			}
 			viewtest.Golden(t, filepath.Join("testdata", "words", c.Name+".txt"), b.Bytes())
 		})

@@ -7,6 +7,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/internal/cite"
+	"github.com/switchboard/switchboard/internal/markdown"
 	"github.com/switchboard/switchboard/internal/text"
 )
 
@@ -61,7 +63,7 @@ func Embeds(v bot.View) []Message {
 	switch {
 	case !v.Done:
 		return []Message{progress(v)}
-	case v.Result == nil:
+	case v.Final == nil:
 		failed := v.Failed
 		if failed == "" {
 			failed = bot.FailedMessage
@@ -92,12 +94,12 @@ func progress(v bot.View) Message {
 }
 
 func final(v bot.View) []Message {
-	f := v.Final()
+	f := v.Final
 	color := levelColor(f.Badge.Level)
 	// The brackets go outside the link: in Discord's Markdown a "[" of the
 	// answer before it could take a link text holding brackets as the
 	// start of its own ("[Reset your password [1]" would link those words).
-	answer := bot.LinkCitations(f.Answer, f.Sources, func(label, url string) string {
+	answer := cite.Link(f.Answer, f.Links, func(label, url string) string {
 		return "\\[[" + label[1:len(label)-1] + "](" + linkURL(url) + ")\\]"
 	})
 	parts := splitUnits(answer, maxDescription)
@@ -146,7 +148,7 @@ func pack(embeds []*discordgo.MessageEmbed) []Message {
 
 // details are the fields under an answer: sources, where it came from
 // and, for a low confidence answer, the claims the check could not find.
-func details(f bot.Final) []*discordgo.MessageEmbedField {
+func details(f *bot.Final) []*discordgo.MessageEmbedField {
 	var fields []*discordgo.MessageEmbedField
 	name := bot.SourcesLabel
 	var cur strings.Builder
@@ -278,7 +280,7 @@ func size(e *discordgo.MessageEmbed) int {
 	return n
 }
 
-// splitUnits is bot.Split measured in UTF-16 units: a part that is short
+// splitUnits is markdown.Split measured in UTF-16 units: a part that is short
 // enough in runes but not in units (emoji, some CJK) is cut again, finer.
 func splitUnits(text string, limit int) []string {
 	return splitFiner(text, limit, limit)
@@ -286,11 +288,11 @@ func splitUnits(text string, limit int) []string {
 
 func splitFiner(text string, runes, limit int) []string {
 	var out []string
-	for _, p := range bot.Split(text, runes) {
+	for _, p := range markdown.Split(text, runes) {
 		switch n := units(p); {
 		case n <= limit:
 			out = append(out, p)
-		case runes <= 20: // bot.Split's floor; only reachable with tiny limits
+		case runes <= 20: // markdown.Split's floor; only reachable with tiny limits
 			out = append(out, clip(p, limit))
 		default:
 			out = append(out, splitFiner(p, max(20, runes*limit/n-1), limit)...)

@@ -107,9 +107,9 @@ func TestEmbedsLimits(t *testing.T) {
 	huge := strings.Repeat("😀 emoji take two units each. ", 700)
 	views := []bot.View{
 		{Question: strings.Repeat("why ", 200), Progress: strings.Repeat("status ", 200)},
-		{Question: "q", Done: true, Result: &agent.Result{Answer: huge, Sources: sources, Confidence: agent.ConfidenceLow, Unsupported: []string{strings.Repeat("claim ", 400)}, RouteReason: strings.Repeat("r", 3000)}},
-		{Question: "q", Done: true, Result: &agent.Result{Answer: strings.Repeat("x", 4096), Sources: sources[:12], Confidence: agent.ConfidenceHigh}},
-		{Question: "q", Done: true, Result: &agent.Result{Answer: "", Confidence: agent.ConfidenceNone}},
+		{Question: "q", Done: true, Final: viewtest.Final("q", agent.Result{Answer: huge, Sources: sources, Confidence: agent.ConfidenceLow, Unsupported: []string{strings.Repeat("claim ", 400)}, RouteReason: strings.Repeat("r", 3000)})},
+		{Question: "q", Done: true, Final: viewtest.Final("q", agent.Result{Answer: strings.Repeat("x", 4096), Sources: sources[:12], Confidence: agent.ConfidenceHigh})},
+		{Question: "q", Done: true, Final: viewtest.Final("q", agent.Result{Answer: "", Confidence: agent.ConfidenceNone})},
 		{Question: "q", Done: true, Failed: strings.Repeat("f", 5000)},
 	}
 	for i, v := range views {
@@ -180,11 +180,11 @@ func FuzzEmbeds(f *testing.F) {
 	f.Add("Open [Reset [1](https://evil.example/r) or [see [1]\n🟢 High confidence", "x](https://evil.example) [y", "https://a.example/(x)")
 	f.Add("[a [1] b](https://evil.example) `[1]` \\`[x [1]", "[Draft] Policy", "https://a.example/t")
 	f.Fuzz(func(t *testing.T, md, title, url string) {
-		done := bot.View{Done: true, AnswerID: "a1", Question: "q", Result: &agent.Result{Answer: md, Route: agent.RouteVector,
+		done := bot.View{Done: true, AnswerID: "a1", Question: "q", Final: viewtest.Final("q", agent.Result{Answer: md, Route: agent.RouteVector,
 			Confidence: agent.ConfidenceMedium, Sources: []agent.Source{{N: 1, Title: title, URL: url, Location: "docs/a.md"},
-				{N: 2, Title: "Web", Location: url, Route: agent.RouteWeb}}}}
+				{N: 2, Title: "Web", Location: url, Route: agent.RouteWeb}}})}
 		draft := bot.View{Question: "q", Progress: "Writing the answer…", Draft: bot.Draft(agent.Event{Kind: agent.EventDrafting, Text: md}, "")}
-		sources := done.Final().Sources
+		sources := done.Final.Sources
 		for _, m := range append(Embeds(done), Embeds(draft)...) {
 			for _, e := range m.Embeds {
 				texts := []string{e.Description}

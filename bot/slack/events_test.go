@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
+	"github.com/switchboard/switchboard/bot/viewtest"
 )
 
 var me = identity{UserID: "UBOT", TeamID: "T1"}
@@ -124,10 +125,10 @@ func FuzzMrkdwn(f *testing.F) {
 	f.Add("<a href=\"https://evil.example\">x</a> [r][r] [1](https://a.example/t)\n\n[r]: https://evil.example", "t", "javascript:alert(1)")
 	f.Fuzz(func(t *testing.T, md, title, url string) {
 		_ = question(md, "UBOT")
-		done := bot.View{Done: true, Result: &agent.Result{Answer: md, Route: agent.RouteVector, Confidence: agent.ConfidenceMedium,
-			Sources: []agent.Source{{N: 1, Title: title, URL: url, Location: "docs/a.md"}, {N: 2, Title: "Web", Location: url, Route: agent.RouteWeb}}}}
+		done := bot.View{Done: true, Final: viewtest.Final("", agent.Result{Answer: md, Route: agent.RouteVector, Confidence: agent.ConfidenceMedium,
+			Sources: []agent.Source{{N: 1, Title: title, URL: url, Location: "docs/a.md"}, {N: 2, Title: "Web", Location: url, Route: agent.RouteWeb}}})}
 		draft := bot.View{Progress: "Writing the answer…", Draft: bot.Draft(agent.Event{Kind: agent.EventDrafting, Text: md}, "")}
-		sources := done.Final().Sources
+		sources := done.Final.Sources
 		blocks, text := Blocks(draft)
 		msgs := append(FinalMessages(done), blocks)
 		_, fallback := Blocks(done)

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
+	"github.com/switchboard/switchboard/bot/viewtest"
 )
 
 // These tests fail Slack's Web API the ways Slack and networks do, through
@@ -206,7 +207,7 @@ func TestFinishWithoutPlaceholder(t *testing.T) {
 	}
 	done := v
 	res := answer(agent.Question{Text: v.Question})
-	done.Done, done.Result = true, &res
+	done.Done, done.Final = true, viewtest.Final(v.Question, res)
 	if err := r.Finish(ctx, done); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/internal/cite"
 	"github.com/switchboard/switchboard/internal/markdown"
 	"github.com/switchboard/switchboard/internal/text"
 )
@@ -53,19 +54,19 @@ func Blocks(v bot.View) ([]slack.Block, string) {
 // the placeholder and the rest are posted as further replies in the
 // thread.
 func FinalMessages(v bot.View) [][]slack.Block {
-	if v.Result == nil {
+	if v.Final == nil {
 		failed := v.Failed
 		if failed == "" {
 			failed = bot.FailedMessage
 		}
 		return [][]slack.Block{{section(bot.FailedEmoji + " " + escape(failed))}}
 	}
-	f := v.Final()
-	answer := bot.LinkCitations(mrkdwn(f.Answer), f.Sources, func(label, url string) string {
+	f := v.Final
+	answer := cite.Link(mrkdwn(f.Answer), f.Links, func(label, url string) string {
 		return "<" + linkURL(url) + "|" + label + ">"
 	})
 	var body []slack.Block
-	for _, part := range bot.Split(answer, sectionLimit) {
+	for _, part := range markdown.Split(answer, sectionLimit) {
 		body = append(body, section(part))
 	}
 	if len(body) == 0 {
@@ -74,7 +75,7 @@ func FinalMessages(v bot.View) [][]slack.Block {
 	var trailer []slack.Block
 	trailer = append(trailer, contextBlock(escape(placeLine(f))))
 	if len(f.Sources) > 0 {
-		for _, part := range bot.Split("*"+bot.SourcesLabel+"*\n"+sourceLines(f.Sources), sectionLimit) {
+		for _, part := range markdown.Split("*"+bot.SourcesLabel+"*\n"+sourceLines(f.Sources), sectionLimit) {
 			trailer = append(trailer, section(part))
 		}
 	}
@@ -84,7 +85,7 @@ func FinalMessages(v bot.View) [][]slack.Block {
 		for _, c := range f.Unverified {
 			b.WriteString("\n• " + escape(c))
 		}
-		for _, part := range bot.Split(b.String(), sectionLimit) {
+		for _, part := range markdown.Split(b.String(), sectionLimit) {
 			trailer = append(trailer, section(part))
 		}
 	}
@@ -94,7 +95,7 @@ func FinalMessages(v bot.View) [][]slack.Block {
 
 // placeLine says where the answer came from, why, and how the question
 // was understood when that changed it.
-func placeLine(f bot.Final) string {
+func placeLine(f *bot.Final) string {
 	line := bot.AnsweredFromLabel + " " + f.Place
 	if f.Why != "" {
 		line += " — " + f.Why
@@ -142,7 +143,7 @@ func progressBlocks(v bot.View) []slack.Block {
 		return []slack.Block{section(line)}
 	}
 	var blocks []slack.Block
-	parts := bot.Split(mrkdwn(v.Draft), sectionLimit)
+	parts := markdown.Split(mrkdwn(v.Draft), sectionLimit)
 	for _, part := range parts[:min(len(parts), maxDraftSections)] {
 		blocks = append(blocks, section(part))
 	}
@@ -158,10 +159,10 @@ func fallback(v bot.View) string {
 	switch {
 	case !v.Done:
 		return escape(bot.WorkingOnLabel + text.Clip(text.OneLine(v.Question), fallbackLimit))
-	case v.Result == nil:
+	case v.Final == nil:
 		return escape(v.Failed)
 	default:
-		return escape(text.Clip(v.Final().Summary, fallbackLimit))
+		return escape(text.Clip(v.Final.Summary, fallbackLimit))
 	}
 }
 
@@ -186,7 +187,7 @@ func sourceLines(sources []bot.SourceLine) string {
 		}
 		switch {
 		case s.Query != "":
-			// Fences on lines of their own, so that bot.Split sees them.
+			// Fences on lines of their own, so that markdown.Split sees them.
 			b.WriteString("\n```\n" + escape(strings.ReplaceAll(s.Query, "```", "` ` `")) + "\n```")
 		case s.Where != "" && s.Where != s.Title:
 			b.WriteString(" — `" + escape(strings.ReplaceAll(s.Where, "`", "'")) + "`")
@@ -233,7 +234,7 @@ var (
 // italics, strike-through, headings and bullets change syntax; code keeps
 // its text; and Slack's control characters are escaped everywhere, so
 // that no link is made of it (the presenter has shown every link's host
-// as text; LinkCitations adds the bot's own).
+// as text; cite.Link adds the bot's own).
 // Fences become plain ``` lines: mrkdwn would show a language tag as
 // text, and knows no ~~~ fences.
 func mrkdwn(md string) string {

@@ -68,14 +68,14 @@ func longAnswer() string {
 // keeps a readable outline of the split as its golden file: the full
 // blocks would be 180 KB of repeated text.
 func TestRenderLongAnswer(t *testing.T) {
-	v := bot.View{AnswerID: "long", Question: "Explain everything", Done: true, Result: &agent.Result{
+	v := bot.View{AnswerID: "long", Question: "Explain everything", Done: true, Final: viewtest.Final("Explain everything", agent.Result{
 		Question: "Explain everything", Route: agent.RouteVector, RouteReason: "asks about internal documents",
 		Answer: longAnswer(), Confidence: agent.ConfidenceMedium,
 		Sources: []agent.Source{{N: 1, Title: "Handbook", Location: "docs/handbook.md", Route: agent.RouteVector}},
-	}}
+	})}
 	msgs := FinalMessages(v)
 	if len(msgs) < 2 {
-		t.Fatalf("a %d-character answer fits in %d message(s); want a split", len(v.Result.Answer), len(msgs))
+		t.Fatalf("a %d-character answer fits in %d message(s); want a split", len(v.Final.Answer), len(msgs))
 	}
 	checkLimits(t, v)
 
@@ -100,7 +100,7 @@ func TestRenderLongAnswer(t *testing.T) {
 		s = strings.NewReplacer("```go", "", "```", "", "&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
 		return strings.Join(strings.Fields(s), " ")
 	}
-	if got, want := strip(all.String()), strip(v.Result.Answer); got != want {
+	if got, want := strip(all.String()), strip(v.Final.Answer); got != want {
 		t.Errorf("the split lost or changed text: got %d runes, want %d", len(got), len(want))
 	}
 	// The buttons come last, once.

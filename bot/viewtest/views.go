@@ -22,11 +22,17 @@ type View struct {
 	View bot.View
 }
 
+// Final is what the presenter makes of r, asked as question, for a View.
+func Final(question string, r agent.Result) *bot.Final {
+	f := bot.Present(question, r)
+	return &f
+}
+
 // Views returns the set, in a fixed order.
 func Views() []View {
 	done := func(q string, r agent.Result) bot.View {
 		r.Question = q
-		return bot.View{AnswerID: "a1", Question: q, Done: true, Result: &r}
+		return bot.View{AnswerID: "a1", Question: q, Done: true, Final: Final(q, r)}
 	}
 	refund := agent.Source{N: 1, Title: "Refund Policy", Section: "Eligibility", Location: "docs/refund-policy.md",
 		URL: "https://github.com/acme/handbook/blob/main/refund-policy.md", Route: agent.RouteVector}
@@ -55,8 +61,9 @@ func Views() []View {
 		{"graph-walk", done("Who supplies Halvorsen Freight?", agent.Result{
 			Route: agent.RouteGraph, Confidence: agent.ConfidenceMedium, Offline: true, OfflineReason: "the language model isn't answering",
 			Answer: "Amberley Batteries and Cirrus Hosting [1].",
-			Sources: []agent.Source{{N: 1, Title: "Knowledge graph: neighbourhood of Halvorsen Freight", Route: agent.RouteGraph,
-				Location: "graph: Halvorsen Freight and what is connected to it, 2 steps out"}}})},
+			Sources: []agent.Source{{N: 1, Title: "Knowledge graph: neighbourhood of Halvorsen Freight", Route: agent.RouteGraph, Kind: agent.KindGraph,
+				Location: "graph: Halvorsen Freight and what is connected to it, 2 steps out",
+				Walk:     "Halvorsen Freight and what is connected to it, 2 steps out"}}})},
 		{"web", done("What did the Fed announce this morning?", agent.Result{
 			Route: agent.RouteWeb, RouteReason: "asks about current events", Confidence: agent.ConfidenceHigh,
 			Answer: "The Fed held rates [1][2].",

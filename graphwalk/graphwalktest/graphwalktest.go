@@ -252,6 +252,11 @@ func TestRetriever(t *testing.T, newRetriever func(hops, maxEdges int) agent.Ret
 		if d.Title != "Knowledge graph: neighbourhood of Acme Corp" || d.Location != "graph: neighbourhood of Acme Corp (2 hops)" {
 			t.Errorf("title %q location %q", d.Title, d.Location)
 		}
+		// The presenter shows the walk from its own field, never parsing
+		// the location back.
+		if d.Kind != agent.KindGraph || d.Walk != "neighbourhood of Acme Corp (2 hops)" {
+			t.Errorf("kind %q walk %q", d.Kind, d.Walk)
+		}
 		for _, want := range []string{
 			"Entity: Acme Corp (Supplier) {country: Germany}",
 			"Acme Corp (Supplier) -[SUPPLIES]-> Globex Corporation (Customer) {since: 2019}",

@@ -71,8 +71,9 @@ type Chunk struct {
 
 // Document returns c as the agent sees a source: the heading above the
 // content and in Section, the chunk's location and metadata over the
-// document's, and the document key and chunk index in the metadata. The
-// ID is "key#index", after "workspace/" for a chat workspace's.
+// document's, and the document key and chunk index in Key and Chunk (and
+// in the metadata). The ID is "key#index", after "workspace/" for a chat
+// workspace's, whose chunks are of KindChat.
 func (c Chunk) Document() (agent.Document, error) {
 	md := map[string]string{}
 	if err := json.Unmarshal(c.DocMetadata, &md); err != nil {
@@ -100,18 +101,21 @@ func (c Chunk) Document() (agent.Document, error) {
 	if c.Heading != "" {
 		content = c.Heading + "\n\n" + content
 	}
-	id := c.Key + "#" + strconv.Itoa(c.Index)
+	key, kind := c.Key, agent.KindDocument
 	if c.Workspace != "" {
-		id = c.Workspace + "/" + id
+		key, kind = c.Workspace+"/"+key, agent.KindChat
 	}
 	return agent.Document{
-		ID:       id,
+		ID:       key + "#" + strconv.Itoa(c.Index),
 		Title:    c.Title,
 		Location: loc,
 		Content:  content,
 		Route:    agent.RouteVector,
 		Metadata: md,
 		Section:  c.Heading,
+		Kind:     kind,
+		Key:      key,
+		Chunk:    c.Index,
 	}, nil
 }
 

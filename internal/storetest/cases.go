@@ -142,7 +142,8 @@ func testUpsertReplaces(t *testing.T, s Store) {
 		t.Fatalf("retrieve trains = %+v, %v", got, err)
 	}
 	if got[0].ID != "policy.md#0" || got[0].Location != "files/policy-v2.md" || got[0].Metadata["author"] != "test" ||
-		got[0].Metadata["key"] != "policy.md" || got[0].Metadata["chunk"] != "0" {
+		got[0].Metadata["key"] != "policy.md" || got[0].Metadata["chunk"] != "0" ||
+		got[0].Key != "policy.md" || got[0].Chunk != 0 || got[0].Kind != agent.KindDocument {
 		t.Errorf("document = %+v", got[0])
 	}
 	// The title is searchable, and the copy on the chunks follows the

@@ -1,10 +1,9 @@
-package bot
+package markdown
 
 import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/switchboard/switchboard/internal/markdown"
 	"github.com/switchboard/switchboard/internal/text"
 )
 
@@ -79,7 +78,7 @@ const maxLangRunes = 20
 // the part for code; otherwise it becomes the body's first line, so that a
 // fence line longer than a part (a model's code written on it) is cut like
 // any other line instead of leaving no room at all.
-func reopenFence(f markdown.Fence, body string, limit int) (string, string) {
+func reopenFence(f Fence, body string, limit int) (string, string) {
 	info := f.Info
 	n := utf8.RuneCountInString(info)
 	if n == 0 {
@@ -96,10 +95,10 @@ func reopenFence(f markdown.Fence, body string, limit int) (string, string) {
 
 // block is a paragraph or a fenced code block.
 type block struct {
-	text  string         // as written
-	code  bool           // a fenced code block
-	fence markdown.Fence // its opening fence
-	body  string         // its content between the fences
+	text  string // as written
+	code  bool   // a fenced code block
+	fence Fence  // its opening fence
+	body  string // its content between the fences
 }
 
 // blocks splits text into paragraphs and fenced code blocks.
@@ -113,14 +112,14 @@ func blocks(text string) []block {
 		}
 	}
 	lines := strings.Split(text, "\n")
-	var fences markdown.Scanner
+	var fences Scanner
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
-		if fences.Line(line) == markdown.Open {
+		if fences.Line(line) == Open {
 			flushPara()
 			f, _ := fences.Fence()
 			j := i + 1
-			for j < len(lines) && fences.Line(lines[j]) == markdown.Code {
+			for j < len(lines) && fences.Line(lines[j]) == Code {
 				j++
 			}
 			end := min(j, len(lines)-1)

@@ -1,4 +1,4 @@
-package bot
+package markdown
 
 import (
 	"strings"
