@@ -98,7 +98,9 @@ func (q *Questions) Placed(ctx context.Context, id string, address []byte, place
 // The head of a thread can change under a claim (an earlier question
 // stored meanwhile, another replica claiming), which a row lock on the
 // head alone does not see. So a claim picks a candidate, then takes a
-// transaction lock on its thread (claimThreadLock, hashtext(thread)) and
+// transaction lock on its thread (claimThreadLock, and a hash of the schema
+// and the thread: advisory locks are the database's, and two installs in
+// two schemas of one database must not hold up each other's threads) and
 // checks again with a snapshot taken after the lock: claims of one thread
 // are serialised, and each sees the claims committed before it. A thread
 // whose lock another claim holds is passed over for now.
@@ -170,7 +172,7 @@ func (q *Questions) Claim(ctx context.Context, owner string, platforms []string,
 			// (SIGSTOP) holds the lock until the server ends its
 			// transaction, and must not hold up every other replica's.
 			var locked, head bool
-			if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, hashtext($2))`, claimThreadLock, thread).Scan(&locked); err != nil {
+			if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, hashtext(coalesce(current_schema(), '') || ':' || $2))`, claimThreadLock, thread).Scan(&locked); err != nil {
 				return err
 			}
 			if !locked {

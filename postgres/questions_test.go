@@ -41,7 +41,7 @@ func TestQuestionsClaimNotHeldUpByAFrozenClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext('A'))`, claimThreadLock); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(coalesce(current_schema(), '') || ':A'))`, claimThreadLock); err != nil {
 		t.Fatal(err)
 	}
 	// A deadline far beyond what a claim takes: a guard against a
