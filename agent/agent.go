@@ -184,6 +184,10 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 		return Result{}, err
 	}
 	settle(s) // the best draft the checks left, when the last one was not accepted (check.go)
+	if (s.Partial || s.CutOff) && a.words != nil {
+		// Before shortening, so that what is cut for length is the draft.
+		s.Answer = a.words.Note(Result{Partial: s.Partial, Missing: s.Missing, CutOff: s.CutOff, CutAtLimit: s.CutOff && s.CutDraftAtLimit}) + "\n\n" + s.Answer
+	}
 	s.Usage = m.total()
 	s.Answer = shorten(s.Answer, a.budgets.MaxAnswerChars)
 	res := a.result(s)

@@ -414,6 +414,7 @@ func (a *Agent) result(s *State) Result {
 		Partial:        s.Partial,
 		Missing:        s.Missing,
 		CutOff:         s.CutOff,
+		CutAtLimit:     s.CutOff && s.CutDraftAtLimit,
 		CutOffs:        s.CutOffs,
 		Offline:        s.Offline,
 		OfflineReason:  s.OfflineReason,

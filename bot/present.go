@@ -47,15 +47,15 @@ func Progress(e agent.Event) (string, bool) {
 		if e.Route == agent.RouteDirect {
 			return ThinkingLine, true
 		}
-		return "Searching " + e.Route.Place() + "…", true
+		return "Searching " + Place(e.Route) + "…", true
 	case agent.EventGraded:
 		if e.Count == 0 {
 			return "", false // a rewrite or the end follows and says so
 		}
 		return fmt.Sprintf("Found %d relevant passage%s…", e.Count, plural(e.Count)), true
 	case agent.EventRewriting:
-		if e.Reason != "" && e.Route != "" { // the rewriter switched route
-			return fmt.Sprintf("Nothing relevant yet — trying %s instead (%d of %d)…", e.Route.Place(), e.Attempt, e.Max), true
+		if e.From != "" && e.Route != "" { // the rewriter switched route
+			return fmt.Sprintf("Nothing relevant yet — trying %s instead (%d of %d)…", Place(e.Route), e.Attempt, e.Max), true
 		}
 		return fmt.Sprintf("Nothing relevant yet — trying other words (%d of %d)…", e.Attempt, e.Max), true
 	case agent.EventWebFallback:
@@ -243,7 +243,7 @@ func Present(question string, r agent.Result) Final {
 	f := Final{
 		Question:   question,
 		Answer:     strings.TrimSpace(unmask(r.Answer, false)),
-		Place:      r.Route.Place(),
+		Place:      Place(r.Route),
 		Why:        oneLine(r.RouteReason),
 		Sources:    sourceLines(r.Sources),
 		Unverified: nil,
