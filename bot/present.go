@@ -240,16 +240,17 @@ func Present(question string, r agent.Result) Final {
 	if r.Outcome != agent.OutcomeAnswered && r.Answer == "" {
 		r.Answer = Words{}.Outcome(r) // an agent without Words: the sentences without names
 	}
+	unmasked := unmask(r.Answer, false) // once, for the answer and its summary
 	f := Final{
 		Question:   question,
-		Answer:     strings.TrimSpace(unmask(r.Answer, false)),
+		Answer:     strings.TrimSpace(unmasked),
 		Place:      Place(r.Route),
 		Why:        oneLine(r.RouteReason),
 		Sources:    sourceLines(r.Sources),
 		Unverified: nil,
 		CutOff:     r.CutOff,
 		Badge:      badge(r),
-		Summary:    Plain(r.Answer),
+		Summary:    plain(unmasked),
 	}
 	for _, s := range f.Sources {
 		if s.URL != "" {
@@ -440,9 +441,14 @@ var (
 // notification, a screen reader's summary. Its links read as Present
 // shows them, words and host.
 func Plain(md string) string {
+	return plain(unmask(md, false))
+}
+
+// plain is Plain of Markdown already unmasked.
+func plain(md string) string {
 	var sc markdown.Scanner
 	var kept []string
-	for _, line := range strings.Split(unmask(md, false), "\n") {
+	for _, line := range strings.Split(md, "\n") {
 		if k := sc.Line(line); k == markdown.Open || k == markdown.Close {
 			continue
 		}
