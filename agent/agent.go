@@ -127,6 +127,9 @@ type Question struct {
 	// to another (it was frozen past its lease) must not write the thread
 	// over the other's answer.
 	Hold func(ctx context.Context) error
+	// Cleaned says that Text is what CleanQuestion returned for the
+	// question, so that Ask does not clean it again.
+	Cleaned bool
 }
 
 // Ask runs the state machine for q, reporting progress to emit (which may
@@ -146,7 +149,10 @@ func (a *Agent) Ask(ctx context.Context, q Question, emit Emitter) (res Result, 
 		}
 		a.observer.RunDone(ctx, rep)
 	}()
-	text, err := a.cleanQuestion(q.Text)
+	text := q.Text
+	if !q.Cleaned || text == "" {
+		text, err = a.cleanQuestion(q.Text)
+	}
 	if err != nil {
 		emit(Event{Kind: EventFailed, Err: err})
 		return Result{}, err
@@ -184,6 +190,10 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 		return Result{}, err
 	}
 	settle(s) // the best draft the checks left, when the last one was not accepted (check.go)
+	if (s.Partial || s.CutOff) && a.words != nil {
+		// Before shortening, so that what is cut for length is the draft.
+		s.Answer = a.words.Note(Result{Partial: s.Partial, Missing: s.Missing, CutOff: s.CutOff, CutAtLimit: s.CutOff && s.CutDraftAtLimit}) + "\n\n" + s.Answer
+	}
 	s.Usage = m.total()
 	s.Answer = shorten(s.Answer, a.budgets.MaxAnswerChars)
 	res := a.result(s)
@@ -226,12 +236,13 @@ func (a *Agent) save(ctx context.Context, thread Thread) error {
 	return nil
 }
 
-// CheckQuestion returns the error Ask would refuse text with (EINVALID,
-// with a message for the asker), so that a chat adapter can refuse it
-// privately before posting anything in the channel.
-func (a *Agent) CheckQuestion(text string) error {
-	_, err := a.cleanQuestion(text)
-	return err
+// CleanQuestion returns text as Ask reads it, or the error Ask would
+// refuse it with (EINVALID, with a message for the asker), so that a chat
+// adapter can refuse it privately before posting anything in the channel,
+// and hand the cleaned text on (Question.Cleaned) instead of having it
+// cleaned again.
+func (a *Agent) CleanQuestion(text string) (string, error) {
+	return a.cleanQuestion(text)
 }
 
 // cleanQuestion refuses empty and oversized questions with a message the

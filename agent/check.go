@@ -94,7 +94,11 @@ func (r *run) check(ctx context.Context, s *State, p port[Checker]) error {
 	s.Missing = ""
 	if s.Cut != nil {
 		if s.Cut.AtLimit {
-			r.emit(Event{Kind: EventNotice, Step: StepCheck, Detail: cutOffHint})
+			e := Event{Kind: EventNotice, Step: StepCheck, Notice: NoticeCutAtLimit}
+			if r.words != nil {
+				e.Detail = r.words.Detail(e)
+			}
+			r.emit(e)
 		}
 		s.Grounded, s.Answers = false, false
 		if substantive(s.Answer) {
@@ -190,54 +194,29 @@ func settle(s *State) {
 	}
 }
 
-// showCutOff makes the last draft cut off the answer, after a note saying
-// so, and ended where it was cut: a citation left open is dropped and a
-// code block left open is closed, so that the message renders.
+// showCutOff makes the last draft cut off the answer, ended where it was
+// cut: a citation left open is dropped and a code block left open is
+// closed, so that the message renders. The note saying it was cut off is
+// the presenter's (Words.Note), put before it by Ask.
 func showCutOff(s *State) {
 	draft := strings.TrimRight(openCitation.ReplaceAllString(s.CutDraft, ""), " \t\n")
 	end := " …"
 	if f, open := openFence(draft); open {
 		end = "\n" + f.Marker + "\n…"
 	}
-	s.Answer = CutOffNote(s.CutDraftAtLimit) + "\n\n" + draft + end
+	s.Answer = draft + end
 	s.Grounded, s.Answers, s.Unsupported = false, false, nil
 	s.CutOff = true
 }
 
-// cutOffHint tells the asker, and the log, what makes room for a longer
-// answer.
-const cutOffHint = "The language model's answer reached its length limit and was cut off: an admin can raise the limit with OPENAI_MAX_TOKENS."
-
-// CutOffNote is the first paragraph of an answer cut off (see
-// CutOffError): that what follows is incomplete and was not checked, and
-// why it stopped, for whoever runs the bot (a length limit can be raised).
-func CutOffNote(atLimit bool) string {
-	why := "the language model's reply stopped before it was finished"
-	if atLimit {
-		why = "the language model reached its length limit before it finished"
-	}
-	return "This answer was cut off: " + why + ", so what follows is incomplete and wasn't checked against the sources."
-}
-
-// showPartial makes the last grounded draft that did not answer the answer,
-// after a note saying what was not found.
+// showPartial makes the last grounded draft that did not answer the
+// answer; the note saying what was not found is the presenter's
+// (Words.Note), put before it by Ask.
 func showPartial(s *State) {
-	s.Answer = PartialNote(s.PartialMissing) + "\n\n" + s.PartialDraft
+	s.Answer = s.PartialDraft
 	s.Missing = s.PartialMissing
 	s.Grounded, s.Answers, s.Partial = true, false, true
 	s.Unsupported = nil
-}
-
-// PartialNote is the first paragraph of a partial answer: related text
-// was found, but not what was asked. missing completes "nothing that
-// says …"; without it the note says so in general terms. It says "couldn't
-// find", as the no-answer does, because for what was asked that is the
-// truth.
-func PartialNote(missing string) string {
-	if missing == "" {
-		return "I found related text but nothing that answers the question directly, so I couldn't find an answer to it. Here is what the sources do say:"
-	}
-	return "I found related text but nothing that says " + missing + ", so I couldn't find a direct answer. Here is what the sources do say:"
 }
 
 // maxMissingRunes bounds what a note repeats of Verdict.Missing.

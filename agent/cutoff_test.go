@@ -114,11 +114,12 @@ func TestEveryDraftCutOff(t *testing.T) {
 	if h.model.Calls("Generate") != 3 || h.model.Calls("Check") != 0 {
 		t.Errorf("generate/check calls %d/%d, want 3/0", h.model.Calls("Generate"), h.model.Calls("Check"))
 	}
-	want := agent.CutOffNote(true) + "\n\nCustomers can request a full refund within 30 days …"
+	// Without Words, no note is put before it: the presenter's words.
+	want := "Customers can request a full refund within 30 days …"
 	if res.Answer != want {
 		t.Errorf("answer %q, want %q", res.Answer, want)
 	}
-	if res.Confidence != agent.ConfidenceLow || !res.CutOff || res.Partial || len(res.Unsupported) != 0 || res.Offline {
+	if res.Confidence != agent.ConfidenceLow || !res.CutOff || !res.CutAtLimit || res.Partial || len(res.Unsupported) != 0 || res.Offline {
 		t.Errorf("result %+v: want low, cut off, from the model", res)
 	}
 	// The drafts were shown as they were written; the answer that ends
@@ -128,9 +129,9 @@ func TestEveryDraftCutOff(t *testing.T) {
 	}
 	// The asker alone hears what would make room for the answer.
 	if !slices.ContainsFunc(h.events, func(e agent.Event) bool {
-		return e.Kind == agent.EventNotice && e.Reason == "" && strings.Contains(e.Detail, "OPENAI_MAX_TOKENS")
+		return e.Kind == agent.EventNotice && e.Reason == "" && e.Notice == agent.NoticeCutAtLimit
 	}) {
-		t.Error("no private notice naming the length limit's setting")
+		t.Error("no notice of the length limit")
 	}
 }
 

@@ -37,8 +37,14 @@ type Event struct {
 	Text string
 	// Skipped is the search an EventNotice says did not run, and why.
 	Skipped Skip
-	Result  *Result
-	Err     error
+	// Notice is what else an EventNotice reports, for the presenter to
+	// word (Words.Detail).
+	Notice Notice
+	// From is the route the rewriter moved away from (EventRewriting);
+	// "" when it kept the route.
+	From   Route
+	Result *Result
+	Err    error
 	// Detail is for the asker alone and the log, never a public message:
 	// a server's error, a setting's name. Reason is what anyone may read.
 	Detail string

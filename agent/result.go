@@ -6,7 +6,6 @@ import (
 
 	"github.com/switchboard/switchboard/internal/cite"
 	"github.com/switchboard/switchboard/internal/links"
-	"github.com/switchboard/switchboard/internal/markdown"
 )
 
 // confidence derives the badge from what the run checked. This is the one
@@ -31,7 +30,7 @@ import (
 //
 // A partial answer is low rather than medium because medium says "this
 // answers you, with a caveat", and a partial answer does not answer.
-func confidence(s *State) Confidence {
+func confidence(s *State, f folded) Confidence {
 	switch {
 	case s.Route == RouteDirect && !s.NoAnswer:
 		if s.DirectOK {
@@ -44,7 +43,7 @@ func confidence(s *State) Confidence {
 		return ConfidenceLow
 	case s.Regenerations > s.CutOffs || s.Rewrites > 0 || s.Fallback:
 		return ConfidenceMedium
-	case citedCount(s) < 2 || !citesAny(s):
+	case len(f.docs) < 2 || !f.citesAny:
 		return ConfidenceMedium
 	case s.Offline && !offlineHigh:
 		return ConfidenceMedium
@@ -98,9 +97,24 @@ func documentKey(d Document) string {
 // cited folds what the answer cites by document (see foldCitations):
 // the answer renumbered, and the chunks it cites of each document, the
 // document cited [n] at index n-1. Sources and the badge both come from
-// it, so "2 sources" on a badge is the two sources listed.
-func cited(s *State) (answer string, docs [][]Document) {
-	return foldCitations(s.Answer, s.Relevant)
+// it, so "2 sources" on a badge is the two sources listed; the answer is
+// read once for both (cite.Read).
+func cited(s *State) folded {
+	return fold(s.Answer, s.Relevant)
+}
+
+// folded is an answer's citations folded by document (foldCitations).
+type folded struct {
+	answer string       // renumbered
+	docs   [][]Document // the chunks cited of each document, [n] at index n-1
+	// citesAny says that the answer cites a relevant document at all.
+	// One that cites none is listed with all of them as its sources,
+	// but it earns no more than medium: nothing ties its statements to
+	// two documents, and the one answer of a small local model badged
+	// high on the fresh eval set that was wrong ("business class is
+	// allowed on flights longer than 8 hours", where the policy says
+	// premium economy) cited nothing.
+	citesAny bool
 }
 
 // foldCitations makes one source of each document an answer cites. The
@@ -120,21 +134,28 @@ func cited(s *State) (answer string, docs [][]Document) {
 // numbers within 1..len(relevant). An answer that cites nothing rests on
 // all the relevant documents, folded in the order the generator saw them.
 func foldCitations(answer string, relevant []Document) (string, [][]Document) {
+	f := fold(answer, relevant)
+	return f.answer, f.docs
+}
+
+// fold is foldCitations, and whether the answer cites a relevant
+// document at all, from one reading of the answer.
+func fold(answer string, relevant []Document) folded {
+	text := cite.Read(answer)
 	var order []int // the valid citations, in the order they appear
-	rewriteCitations(answer, func(nums []int) []int {
+	text.Each(func(nums []int) {
 		for _, n := range nums {
 			if n >= 1 && n <= len(relevant) {
 				order = append(order, n)
 			}
 		}
-		return nums
 	})
 	if len(order) == 0 {
 		_, docs := foldDocuments(relevant, nil)
-		return answer, docs
+		return folded{answer: answer, docs: docs}
 	}
 	renumber, docs := foldDocuments(relevant, order)
-	answer = rewriteCitations(answer, func(nums []int) []int {
+	text = text.Renumber(func(nums []int) []int {
 		out := make([]int, len(nums))
 		for i, n := range nums {
 			out[i] = n
@@ -144,7 +165,7 @@ func foldCitations(answer string, relevant []Document) (string, [][]Document) {
 		}
 		return out
 	})
-	return answer, docs
+	return folded{answer: text.String(), docs: docs, citesAny: true}
 }
 
 // foldDocuments groups relevant[n-1] for each n of order (all of relevant
@@ -175,137 +196,6 @@ func foldDocuments(relevant []Document, order []int) (map[int]int, [][]Document)
 		renumber[n] = m
 	}
 	return renumber, docs
-}
-
-// rewriteCitations returns text with the numbers of each citation outside
-// code replaced by what renumber returns for them (in one slice, as "[1, 3]"
-// holds two). Citations are "[n]" and "[n, m]", numbers of at most three
-// digits. Code blocks are found with markdown.Scanner; inline code is a
-// backtick span within one line, which is how answers write it. A
-// citation that is unchanged is written as it was.
-//
-// Where renumbering makes a citation repeat a number of the citations
-// right before it (nothing but spaces and commas between), the repeat is
-// dropped, and a citation left with no number goes with the separator
-// before it: "[1], [1]." becomes "[1].".
-func rewriteCitations(text string, renumber func([]int) []int) string {
-	lines := strings.Split(text, "\n")
-	var fences markdown.Scanner
-	for i, line := range lines {
-		if fences.Line(line) == markdown.Text && strings.Contains(line, "[") {
-			lines[i] = rewriteLine(line, renumber)
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// segment is a piece of a line: text, or a citation and its numbers.
-type segment struct {
-	text string
-	nums []int // nil for text
-}
-
-func rewriteLine(line string, renumber func([]int) []int) string {
-	var b strings.Builder
-	var run []int // the numbers of the citations just written, side by side
-	pending := "" // a separator after them, held until the next citation is known
-	for _, sg := range citationSegments(line) {
-		if sg.nums == nil {
-			if run != nil && strings.Trim(sg.text, ", ") == "" {
-				pending = sg.text // a citation may follow; text would have ended the segment
-				continue
-			}
-			b.WriteString(pending + sg.text)
-			run, pending = nil, ""
-			continue
-		}
-		var nums []int
-		for _, n := range renumber(sg.nums) {
-			if !slices.Contains(run, n) && !slices.Contains(nums, n) {
-				nums = append(nums, n)
-			}
-		}
-		if len(nums) == 0 {
-			pending = "" // the whole citation repeats the ones before it
-			continue
-		}
-		b.WriteString(pending)
-		pending = ""
-		if slices.Equal(nums, sg.nums) {
-			b.WriteString(sg.text)
-		} else {
-			b.WriteString(cite.Format(nums))
-		}
-		run = append(run, nums...)
-	}
-	b.WriteString(pending)
-	return b.String()
-}
-
-// citationSegments cuts line into text and citations, text and inline
-// code merged into text segments, so that two citations are never
-// separated by an empty text segment.
-func citationSegments(line string) []segment {
-	var segs []segment
-	start := 0 // of the text not yet in segs
-	for i := 0; i < len(line); {
-		switch line[i] {
-		case '`':
-			i = codeSpanEnd(line, i)
-		case '[':
-			nums, end, ok := citationAt(line, i)
-			if !ok {
-				i++
-				continue
-			}
-			if start < i {
-				segs = append(segs, segment{text: line[start:i]})
-			}
-			segs = append(segs, segment{text: line[i:end], nums: nums})
-			i, start = end, end
-		default:
-			i++
-		}
-	}
-	if start < len(line) {
-		segs = append(segs, segment{text: line[start:]})
-	}
-	return segs
-}
-
-// codeSpanEnd returns the index after the inline code span opened by the
-// backticks at line[i], or after those backticks when no run of the same
-// length closes them on this line: then they are literal backticks.
-func codeSpanEnd(line string, i int) int {
-	n := 0
-	for i+n < len(line) && line[i+n] == '`' {
-		n++
-	}
-	for j := i + n; j < len(line); {
-		if line[j] != '`' {
-			j++
-			continue
-		}
-		m := 0
-		for j+m < len(line) && line[j+m] == '`' {
-			m++
-		}
-		if m == n {
-			return j + m
-		}
-		j += m
-	}
-	return i + n
-}
-
-// citationAt reads a citation at line[i] == '[' (see cite.Parse). "[1](…)"
-// is the text of a Markdown link, not a citation.
-func citationAt(line string, i int) (nums []int, end int, ok bool) {
-	end, nums, ok = cite.Parse(line, i)
-	if !ok || strings.HasPrefix(line[end:], "(") {
-		return nil, 0, false
-	}
-	return nums, end, true
 }
 
 // source describes one cited document from the chunks cited of it.
@@ -356,49 +246,33 @@ func snippet(s string, n int) string {
 	return string(r[:cut]) + "…"
 }
 
-// citedCount is the number of documents the answer cites: its sources.
-func citedCount(s *State) int {
-	_, docs := cited(s)
-	return len(docs)
-}
-
-// citesAny reports whether the answer cites a relevant document at all.
-// One that cites none is listed with all of them as its sources, but it
-// earns no more than medium: nothing ties its statements to two
-// documents, and the one answer of a small local model badged high on
-// the fresh eval set that was wrong ("business class is allowed on
-// flights longer than 8 hours", where the policy says premium economy)
-// cited nothing.
-func citesAny(s *State) bool {
-	found := false
-	rewriteCitations(s.Answer, func(nums []int) []int {
-		for _, n := range nums {
-			found = found || n >= 1 && n <= len(s.Relevant)
-		}
-		return nums
-	})
-	return found
-}
-
-// sources lists the documents the answer cites, one a document, and
-// returns the answer with its citations numbered as they are. A direct
+// citations folds the answer's citations (cited), except that a direct
 // answer and a no-answer cite nothing, and their text is left as it is.
-func sources(s *State) (string, []Source) {
+func citations(s *State) folded {
 	if s.NoAnswer || s.Route == RouteDirect {
-		return s.Answer, nil
+		return folded{answer: s.Answer}
 	}
-	answer, docs := cited(s)
-	out := make([]Source, len(docs))
-	for i, chunks := range docs {
+	return cited(s)
+}
+
+// sources lists the documents an answer cites, one a document, numbered
+// as its folded citations are.
+func sources(f folded) []Source {
+	if f.docs == nil {
+		return nil
+	}
+	out := make([]Source, len(f.docs))
+	for i, chunks := range f.docs {
 		out[i] = source(i+1, chunks)
 	}
-	return answer, out
+	return out
 }
 
 // result turns a finished state into what Ask returns.
 func (a *Agent) result(s *State) Result {
 	route := s.Route
-	answer, srcs := sources(s)
+	f := citations(s)
+	answer, srcs := f.answer, sources(f)
 	res := Result{
 		Question:       s.Question,
 		Standalone:     s.Standalone,
@@ -408,12 +282,13 @@ func (a *Agent) result(s *State) Result {
 		Regenerations:  s.Regenerations,
 		Answer:         answer,
 		Sources:        append([]Source{}, srcs...),
-		Confidence:     confidence(s),
+		Confidence:     confidence(s, f),
 		Outcome:        s.Outcome,
 		Unsupported:    s.Unsupported,
 		Partial:        s.Partial,
 		Missing:        s.Missing,
 		CutOff:         s.CutOff,
+		CutAtLimit:     s.CutOff && s.CutDraftAtLimit,
 		CutOffs:        s.CutOffs,
 		Offline:        s.Offline,
 		OfflineReason:  s.OfflineReason,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard/switchboard/internal/cite"
 	"github.com/switchboard/switchboard/internal/markdown"
 )
 
@@ -87,6 +88,13 @@ func TestFoldCitationsIsStable(t *testing.T) {
 	}
 }
 
+// sourcesOf is what result makes of s's citations: the answer and its
+// sources.
+func sourcesOf(s *State) (string, []Source) {
+	f := citations(s)
+	return f.answer, sources(f)
+}
+
 func TestSourcesFolded(t *testing.T) {
 	a0, a3 := chunkOf("refunds.md", 0, "refunds"), chunkOf("refunds.md", 3, "Annual plans")
 	a5 := chunkOf("refunds.md", 5, "Annual plans")
@@ -96,7 +104,7 @@ func TestSourcesFolded(t *testing.T) {
 	b0 := chunkOf("billing.md", 0, "")
 	s := &State{Route: RouteVector, Relevant: []Document{a3, b0, a0, a5}, Answer: "Prorated [1]. Monthly [2]. Within 14 days [3][4].",
 		Grounded: true, Answers: true}
-	answer, srcs := sources(s)
+	answer, srcs := sourcesOf(s)
 	if answer != "Prorated [1]. Monthly [2]. Within 14 days [1]." {
 		t.Errorf("answer = %q", answer)
 	}
@@ -113,20 +121,20 @@ func TestSourcesFolded(t *testing.T) {
 	if srcs[1].N != 2 || srcs[1].Title != "billing" || srcs[1].Section != "" || srcs[1].URL != "" {
 		t.Errorf("source 2 = %+v", srcs[1])
 	}
-	if citedCount(s) != 2 {
-		t.Errorf("badge counts %d documents, the sources are 2", citedCount(s))
+	if n := len(cited(s).docs); n != 2 {
+		t.Errorf("badge counts %d documents, the sources are 2", n)
 	}
 
 	// Two sections of one document, in the order first cited.
 	b := chunkOf("refunds.md", 7, "Refunds by card")
 	s.Relevant, s.Answer = []Document{a3, b}, "X [2]. Y [1]."
-	if _, srcs := sources(s); len(srcs) != 1 || srcs[0].Section != "Refunds by card · Annual plans" || srcs[0].Snippet != b.Content {
+	if _, srcs := sourcesOf(s); len(srcs) != 1 || srcs[0].Section != "Refunds by card · Annual plans" || srcs[0].Snippet != b.Content {
 		t.Errorf("sources = %+v", srcs)
 	}
 
 	// A direct answer and a no-answer cite nothing and keep their text.
 	for _, st := range []*State{{Route: RouteDirect, Answer: "[2] [2]"}, {Route: RouteVector, NoAnswer: true, Answer: "[2] [2]", Relevant: []Document{a0, a3}}} {
-		if answer, srcs := sources(st); answer != "[2] [2]" || srcs != nil {
+		if answer, srcs := sourcesOf(st); answer != "[2] [2]" || srcs != nil {
 			t.Errorf("%+v: answer %q, sources %+v", st, answer, srcs)
 		}
 	}
@@ -182,13 +190,12 @@ func FuzzFoldCitations(f *testing.F) {
 	relevant := []Document{chunkOf("a.md", 0, "A"), chunkOf("b.md", 0, "B"), chunkOf("a.md", 1, "A2"), chunkOf("c.md", 0, "")}
 	f.Fuzz(func(t *testing.T, answer string) {
 		got, docs := foldCitations(answer, relevant)
-		rewriteCitations(got, func(nums []int) []int {
+		cite.Read(got).Each(func(nums []int) {
 			for _, n := range nums {
 				if n >= 1 && n <= len(relevant) && n > len(docs) {
 					t.Errorf("%q → %q cites [%d] of %d sources", answer, got, n, len(docs))
 				}
 			}
-			return nums
 		})
 		if codeLines(answer) != codeLines(got) {
 			t.Errorf("code changed: %q → %q", answer, got)

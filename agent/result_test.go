@@ -38,7 +38,7 @@ func TestConfidence(t *testing.T) {
 		{"direct, no answer", &State{Route: RouteDirect}, ConfidenceNone},
 	}
 	for _, tt := range tests {
-		if got := confidence(tt.s); got != tt.want {
+		if got := confidence(tt.s, citations(tt.s)); got != tt.want {
 			t.Errorf("%s: confidence = %s, want %s", tt.name, got, tt.want)
 		}
 	}

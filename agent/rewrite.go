@@ -127,9 +127,10 @@ func (r *run) rewrite(ctx context.Context, s *State, p port[Rewriter]) error {
 	ev := Event{Kind: EventRewriting, Step: StepRewrite, Route: rw.Route, Attempt: s.Rewrites, Max: r.budgets.MaxRewrites, Query: s.Query}
 	if switched {
 		reason := strings.TrimSpace(rw.Reason)
-		if reason == "" {
-			reason = "nothing relevant in " + s.Route.Place() + ", so searching " + rw.Route.Place()
+		if reason == "" && r.words != nil {
+			reason = r.words.Switched(s.Route, rw.Route)
 		}
+		ev.From = s.Route
 		s.Route, s.RouteReason = rw.Route, reason
 		s.Switches++
 		ev.Reason = reason

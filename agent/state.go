@@ -269,7 +269,7 @@ type State struct {
 	Answers          bool         // the last check found that the answer addresses what was asked
 	Loose            bool         // … but not everything it asks about in one place (Verdict.Loose)
 	Missing          string       // what the question asks that the answer does not say (Verdict.Missing)
-	Partial          bool         // the answer shown is grounded but does not answer; it starts with a note saying so
+	Partial          bool         // the answer shown is grounded but does not answer; Ask puts the note saying so before it
 	PartialDraft     string       // the last grounded answer that did not answer, shown if no regeneration does better
 	PartialMissing   string       // Missing of PartialDraft
 	AnswerRetried    bool         // the one regeneration for an answer that did not answer is used
@@ -278,7 +278,7 @@ type State struct {
 	Cut              *CutOffError // the last draft was cut off before the model finished it; nil when it is whole
 	CutDraft         string       // the last draft cut off that was an answer as far as it went, shown if no checked draft is left
 	CutDraftAtLimit  bool         // CutDraft was cut at the length limit
-	CutOff           bool         // the answer shown is CutDraft; it starts with a note saying so
+	CutOff           bool         // the answer shown is CutDraft; Ask puts the note saying so before it
 	DirectOK         bool         // the direct route produced an answer, not an apology
 	NoAnswer         bool         // the run ended without an answer
 	Outcome          Outcome      // how, when NoAnswer or the direct route could not answer
@@ -342,6 +342,9 @@ type Result struct {
 	// CutOff is set when the answer is a draft the model did not finish
 	// (CutOffError), after a note saying so: never checked, low.
 	CutOff bool `json:"cut_off,omitempty"`
+	// CutAtLimit says that the cut-off answer stopped at the model's
+	// length limit, which an admin can raise.
+	CutAtLimit bool `json:"cut_at_limit,omitempty"`
 	// CutOffs counts the regenerations (among Regenerations) that wrote
 	// again a draft cut off: they say nothing against the answer's
 	// grounding, and do not lower its badge.

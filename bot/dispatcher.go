@@ -33,10 +33,10 @@ const BusyMessage = "I'm answering a lot of questions right now and couldn't tak
 // StoppingMessage is what an asker is told during a shutdown.
 const StoppingMessage = "I'm restarting and couldn't take your question. Please ask again in a minute."
 
-// questionChecker is the agent's check of a question, run before anything
-// is posted (agent.Agent implements it).
-type questionChecker interface {
-	CheckQuestion(text string) error
+// questionCleaner is the agent's check and cleaning of a question, run
+// before anything is posted (agent.Agent implements it).
+type questionCleaner interface {
+	CleanQuestion(text string) (string, error)
 }
 
 // QuestionError is Submit's error for a question that cannot be answered
@@ -234,10 +234,15 @@ func (d *Dispatcher) Submit(ctx context.Context, in Incoming, r Replier) error {
 		return err
 	}
 	// A question the agent would refuse is refused now, privately, before
-	// a placeholder says in the channel that it is being answered.
-	if c, ok := d.cfg.Agent.(questionChecker); ok {
-		if err := c.CheckQuestion(in.Text); agent.ErrorCode(err) == agent.EINVALID {
+	// a placeholder says in the channel that it is being answered; one it
+	// takes travels on cleaned.
+	if c, ok := d.cfg.Agent.(questionCleaner); ok {
+		cleaned, err := c.CleanQuestion(in.Text)
+		if agent.ErrorCode(err) == agent.EINVALID {
 			return &QuestionError{Message: agent.ErrorMessage(err)}
+		}
+		if err == nil {
+			in.Cleaned = cleaned
 		}
 	}
 	// Rate limits apply after de-duplication, so that a platform's
@@ -373,6 +378,9 @@ func (d *Dispatcher) answer(ctx context.Context, j job) (done bool) {
 		// Tokens are counted as each call spends them, whoever
 		// finishes the question.
 		Allowance: d.allowance(j.in),
+	}
+	if j.in.Cleaned != "" {
+		q.Text, q.Cleaned = j.in.Cleaned, true
 	}
 	started := time.Now()
 	// A placeholder that could not be posted does not drop the question:

@@ -106,14 +106,33 @@ func TestAnswerShowsProgressAndResult(t *testing.T) {
 	}
 }
 
-// checker is an Asker that also checks questions as agent.Agent does.
+// checker is an Asker that also checks and cleans questions as
+// agent.Agent does.
 type checker struct{ Asker }
 
-func (checker) CheckQuestion(text string) error {
+func (checker) CleanQuestion(text string) (string, error) {
 	if len(text) > 10 {
-		return agent.Errorf(agent.EINVALID, "The question is too long (%d characters; the limit is 10).", len(text))
+		return "", agent.Errorf(agent.EINVALID, "The question is too long (%d characters; the limit is 10).", len(text))
 	}
-	return nil
+	return strings.TrimSpace(text), nil
+}
+
+// The question the agent cleaned as the dispatcher took it reaches it
+// cleaned, and marked so, instead of being cleaned again.
+func TestCleanedQuestionTravelsOn(t *testing.T) {
+	asked := make(chan agent.Question, 1)
+	d := start(t, Config{Agent: checker{askerFunc(func(_ context.Context, q agent.Question, _ agent.Emitter) (agent.Result, error) {
+		asked <- q
+		return agent.Result{Answer: "ok", Route: agent.RouteVector}, nil
+	})}})
+	r := newRecorder()
+	if err := d.Submit(context.Background(), msg("t1", "  hi \n"), r); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t)
+	if q := <-asked; q.Text != "hi" || !q.Cleaned {
+		t.Errorf("the agent was asked %q (cleaned %v), want \"hi\", cleaned", q.Text, q.Cleaned)
+	}
 }
 
 func TestUnanswerableQuestionRefusedPrivatelyBeforeAnything(t *testing.T) {

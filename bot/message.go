@@ -24,6 +24,10 @@ type Incoming struct {
 	Sent time.Time
 	User string
 	Text string // the question, with the bot mention removed
+	// Cleaned is Text as the agent reads it (its CleanQuestion), set by
+	// the dispatcher as it takes the question and stored with it, so that
+	// the agent does not clean it again; "" when it was not cleaned.
+	Cleaned string
 	// Conversation, when set, names the conversation within Channel
 	// instead of Thread, for platforms where the answer's place is shared
 	// by people who are not talking together: on Discord a channel (or

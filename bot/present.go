@@ -47,15 +47,15 @@ func Progress(e agent.Event) (string, bool) {
 		if e.Route == agent.RouteDirect {
 			return ThinkingLine, true
 		}
-		return "Searching " + e.Route.Place() + "…", true
+		return "Searching " + Place(e.Route) + "…", true
 	case agent.EventGraded:
 		if e.Count == 0 {
 			return "", false // a rewrite or the end follows and says so
 		}
 		return fmt.Sprintf("Found %d relevant passage%s…", e.Count, plural(e.Count)), true
 	case agent.EventRewriting:
-		if e.Reason != "" && e.Route != "" { // the rewriter switched route
-			return fmt.Sprintf("Nothing relevant yet — trying %s instead (%d of %d)…", e.Route.Place(), e.Attempt, e.Max), true
+		if e.From != "" && e.Route != "" { // the rewriter switched route
+			return fmt.Sprintf("Nothing relevant yet — trying %s instead (%d of %d)…", Place(e.Route), e.Attempt, e.Max), true
 		}
 		return fmt.Sprintf("Nothing relevant yet — trying other words (%d of %d)…", e.Attempt, e.Max), true
 	case agent.EventWebFallback:
@@ -240,16 +240,17 @@ func Present(question string, r agent.Result) Final {
 	if r.Outcome != agent.OutcomeAnswered && r.Answer == "" {
 		r.Answer = Words{}.Outcome(r) // an agent without Words: the sentences without names
 	}
+	unmasked := unmask(r.Answer, false) // once, for the answer and its summary
 	f := Final{
 		Question:   question,
-		Answer:     strings.TrimSpace(unmask(r.Answer, false)),
-		Place:      r.Route.Place(),
+		Answer:     strings.TrimSpace(unmasked),
+		Place:      Place(r.Route),
 		Why:        oneLine(r.RouteReason),
 		Sources:    sourceLines(r.Sources),
 		Unverified: nil,
 		CutOff:     r.CutOff,
 		Badge:      badge(r),
-		Summary:    Plain(r.Answer),
+		Summary:    plain(unmasked),
 	}
 	for _, s := range f.Sources {
 		if s.URL != "" {
@@ -440,9 +441,14 @@ var (
 // notification, a screen reader's summary. Its links read as Present
 // shows them, words and host.
 func Plain(md string) string {
+	return plain(unmask(md, false))
+}
+
+// plain is Plain of Markdown already unmasked.
+func plain(md string) string {
 	var sc markdown.Scanner
 	var kept []string
-	for _, line := range strings.Split(unmask(md, false), "\n") {
+	for _, line := range strings.Split(md, "\n") {
 		if k := sc.Line(line); k == markdown.Open || k == markdown.Close {
 			continue
 		}

@@ -26,7 +26,7 @@ func TestProgressLines(t *testing.T) {
 		{agent.Event{Kind: agent.EventGraded, Count: 2, Total: 6}, "Found 2 relevant passages…"},
 		{agent.Event{Kind: agent.EventRewriting, Attempt: 2, Max: 3, Route: agent.RouteVector, Query: "carry over vacation"},
 			"Nothing relevant yet — trying other words (2 of 3)…"},
-		{agent.Event{Kind: agent.EventRewriting, Attempt: 1, Max: 3, Route: agent.RouteGraph, Query: "Who makes Chai?", Reason: "Chai (a product) is in the knowledge graph"},
+		{agent.Event{Kind: agent.EventRewriting, Attempt: 1, Max: 3, Route: agent.RouteGraph, From: agent.RouteVector, Query: "Who makes Chai?", Reason: "Chai (a product) is in the knowledge graph"},
 			"Nothing relevant yet — trying the knowledge graph instead (1 of 3)…"},
 		{agent.Event{Kind: agent.EventGenerating, Total: 3}, "Writing the answer…"},
 		{agent.Event{Kind: agent.EventChecking}, "Checking it against the sources…"},
@@ -96,7 +96,7 @@ func TestPresent(t *testing.T) {
 		}
 	})
 	t.Run("cut off", func(t *testing.T) {
-		f := Present("q", agent.Result{Route: agent.RouteVector, Confidence: agent.ConfidenceLow, CutOff: true, Answer: agent.CutOffNote(false) + "\n\nCustomers can get a full …"})
+		f := Present("q", agent.Result{Route: agent.RouteVector, Confidence: agent.ConfidenceLow, CutOff: true, Answer: Words{}.Note(agent.Result{CutOff: true}) + "\n\nCustomers can get a full …"})
 		if !f.CutOff || f.Badge.String() != "🔴 Low confidence — the answer was cut off and wasn't checked against the sources" ||
 			!strings.HasPrefix(f.Answer, "This answer was cut off: the language model's reply stopped") {
 			t.Errorf("final %+v", f)

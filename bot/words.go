@@ -20,6 +20,8 @@ type Names struct {
 	// the knowledge base, as people type them
 	// ("switchboard ingest PATH…").
 	IngestFiles, IngestChat, GraphImport string
+	// MaxTokens is the setting of the longest answer a model may write.
+	MaxTokens string
 	// ChatIngest is what an ingest admin says in chat to ingest a
 	// channel ("@Switchboard ingest this channel").
 	ChatIngest string
@@ -64,7 +66,7 @@ func notFound(attempts []agent.Attempt) string {
 	b.WriteString(" Here is what I tried:")
 	for _, a := range attempts {
 		b.WriteString("\n• ")
-		place := capitalize(a.Route.Place())
+		place := capitalize(Place(a.Route))
 		switch {
 		case a.Skipped != "" && a.Query == "":
 			b.WriteString(skipped(a.Skipped))
@@ -127,8 +129,16 @@ func (w Words) emptyKnowledgeBase() string {
 }
 
 // Detail is what the asker alone is told about e: which setting enables
-// web search, or the error a search failed with.
+// web search, or the error a search failed with, or which raises the
+// length limit an answer was cut off at.
 func (w Words) Detail(e agent.Event) string {
+	if e.Notice == agent.NoticeCutAtLimit {
+		s := "The language model's answer reached its length limit and was cut off"
+		if w.Names.MaxTokens == "" {
+			return s + "."
+		}
+		return s + ": an admin can raise the limit with " + w.Names.MaxTokens + "."
+	}
 	switch e.Skipped {
 	case agent.SkipWebNotSetUp:
 		if w.Names.WebSearchKey == "" {
@@ -142,4 +152,50 @@ func (w Words) Detail(e agent.Event) string {
 		return "Web search failed."
 	}
 	return ""
+}
+
+// Note is the first paragraph of an answer that is partial or cut off.
+//
+// A partial answer: related text was found, but not what was asked;
+// r.Missing completes "nothing that says …", and without it the note says
+// so in general terms. It says "couldn't find", as the no-answer does,
+// because for what was asked that is the truth.
+//
+// A cut-off answer: what follows is incomplete and was not checked, and
+// why it stopped, for whoever runs the bot (a length limit can be raised).
+func (Words) Note(r agent.Result) string {
+	switch {
+	case r.CutOff:
+		why := "the language model's reply stopped before it was finished"
+		if r.CutAtLimit {
+			why = "the language model reached its length limit before it finished"
+		}
+		return "This answer was cut off: " + why + ", so what follows is incomplete and wasn't checked against the sources."
+	case r.Missing == "":
+		return "I found related text but nothing that answers the question directly, so I couldn't find an answer to it. Here is what the sources do say:"
+	}
+	return "I found related text but nothing that says " + r.Missing + ", so I couldn't find a direct answer. Here is what the sources do say:"
+}
+
+// Switched is the route reason when the rewriter moved the search from
+// one route to another without saying why.
+func (Words) Switched(from, to agent.Route) string {
+	return "nothing relevant in " + Place(from) + ", so searching " + Place(to)
+}
+
+// Place names a route in people's words, for everything people read (the
+// bot's messages, the no-answer summary): where the answer was looked for,
+// not the machinery behind it.
+func Place(r agent.Route) string {
+	switch r {
+	case agent.RouteVector:
+		return "company documents"
+	case agent.RouteGraph:
+		return "the knowledge graph"
+	case agent.RouteWeb:
+		return "the web"
+	case agent.RouteDirect:
+		return "general knowledge"
+	}
+	return string(r)
 }

@@ -11,7 +11,7 @@ import (
 // as they read before they moved here from the agent.
 func TestWords(t *testing.T) {
 	w := Words{Names: Names{WebSearchKey: "WEB_KEY", ModelKey: "MODEL_KEY", ModelURL: "MODEL_URL",
-		IngestFiles: "sb ingest PATH…", IngestChat: "sb ingest chat", GraphImport: "sb graph import", ChatIngest: "@Sb ingest this channel"}}
+		MaxTokens: "MAX_TOKENS", IngestFiles: "sb ingest PATH…", IngestChat: "sb ingest chat", GraphImport: "sb graph import", ChatIngest: "@Sb ingest this channel"}}
 	tried := []agent.Attempt{
 		{Route: agent.RouteVector, Query: "office wifi password", Found: 3},
 		{Route: agent.RouteVector, Query: "wifi"},
@@ -38,6 +38,19 @@ func TestWords(t *testing.T) {
 			"Web search is not configured: an admin can enable it by setting WEB_KEY."},
 		{"web failed detail", w.Detail(agent.Event{Kind: agent.EventNotice, Skipped: agent.SkipWebFailed, Err: errors.New("timeout")}),
 			"Web search failed: timeout"},
+		{"cut-off detail", w.Detail(agent.Event{Kind: agent.EventNotice, Notice: agent.NoticeCutAtLimit}),
+			"The language model's answer reached its length limit and was cut off: an admin can raise the limit with MAX_TOKENS."},
+		{"cut-off detail, no names", Words{}.Detail(agent.Event{Kind: agent.EventNotice, Notice: agent.NoticeCutAtLimit}),
+			"The language model's answer reached its length limit and was cut off."},
+		{"cut off at the limit", w.Note(agent.Result{CutOff: true, CutAtLimit: true}),
+			"This answer was cut off: the language model reached its length limit before it finished, so what follows is incomplete and wasn't checked against the sources."},
+		{"cut off", w.Note(agent.Result{CutOff: true}),
+			"This answer was cut off: the language model's reply stopped before it was finished, so what follows is incomplete and wasn't checked against the sources."},
+		{"partial", w.Note(agent.Result{Partial: true, Missing: "whether it is open on Sundays"}),
+			"I found related text but nothing that says whether it is open on Sundays, so I couldn't find a direct answer. Here is what the sources do say:"},
+		{"partial, nothing named", w.Note(agent.Result{Partial: true}),
+			"I found related text but nothing that answers the question directly, so I couldn't find an answer to it. Here is what the sources do say:"},
+		{"switched", w.Switched(agent.RouteVector, agent.RouteGraph), "nothing relevant in company documents, so searching the knowledge graph"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, c.got, c.want)

@@ -238,7 +238,7 @@ func TestDraftCutOff(t *testing.T) {
 		p.Emit(e)
 	}
 	p.Done()
-	answer := agent.CutOffNote(false) + "\n\nCustomers can get a full …"
+	answer := bot.Words{}.Note(agent.Result{CutOff: true}) + "\n\nCustomers can get a full …"
 	console.Print(&screen, bot.Final{Answer: answer, CutOff: true, Place: "company documents",
 		Badge: bot.Badge{Emoji: "🔴", Text: "Low confidence"}}, nil, p.Streamed())
 	got := screen.String()

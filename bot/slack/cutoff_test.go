@@ -25,6 +25,7 @@ func modelEnv(t *testing.T) (*env, *llmtest.Server) {
 		On("grade", `{"evidence":"","relevant":false}`)
 	kb := &retriever{}
 	ag, err := agent.New(agent.Config{Model: srv.Brain(), Offline: offline.New(nil),
+		Words:      bot.Words{Names: bot.Names{MaxTokens: "OPENAI_MAX_TOKENS"}},
 		Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: kb}})
 	if err != nil {
 		t.Fatal(err)

@@ -79,8 +79,8 @@ func Views() []View {
 			Answer:  "I found related text but nothing that says whether it is open on Sundays. The garage is open 7:00–20:00 on weekdays [1].",
 			Sources: []agent.Source{{N: 1, Title: "Parking", Location: "docs/parking.md", Route: agent.RouteVector}}})},
 		{"cut-off", done("What is our refund policy?", agent.Result{
-			Route: agent.RouteVector, Confidence: agent.ConfidenceLow, CutOff: true, Regenerations: 2, CutOffs: 2,
-			Answer:  agent.CutOffNote(true) + "\n\nCustomers get a **full refund** within 30 days of the invoice [1]. After that, annual plans …",
+			Route: agent.RouteVector, Confidence: agent.ConfidenceLow, CutOff: true, CutAtLimit: true, Regenerations: 2, CutOffs: 2,
+			Answer:  bot.Words{}.Note(agent.Result{CutOff: true, CutAtLimit: true}) + "\n\nCustomers get a **full refund** within 30 days of the invoice [1]. After that, annual plans …",
 			Sources: []agent.Source{refund}})},
 		{"no-answer", done("What is the office wifi password?", agent.Result{
 			Route: agent.RouteVector, Confidence: agent.ConfidenceNone, Offline: true, OfflineReason: "no language model is configured",

@@ -13,6 +13,7 @@ func words() bot.Words {
 		WebSearchKey: settingName("TavilyKey"),
 		ModelKey:     settingName("OpenAIKey"),
 		ModelURL:     settingName("OpenAIBaseURL"),
+		MaxTokens:    settingName("MaxTokens"),
 		IngestFiles:  "switchboard ingest PATH…",
 		IngestChat:   "switchboard ingest slack|discord --channel ID",
 		GraphImport:  "switchboard graph import NODES.csv EDGES.csv",

@@ -6,11 +6,8 @@
 package cite
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/switchboard/switchboard/internal/markdown"
 )
 
 // maxCitation bounds the digits of a citation number; documents are few.
@@ -130,51 +127,12 @@ func Format(nums []int) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-var citation = regexp.MustCompile(`\[(\d{1,3})\]`)
-
 // Link rewrites each [n] of Markdown md with a URL in urls as link(label,
 // url), outside code blocks and inline code, for the platforms where a
-// citation can be a link.
+// citation can be a link. A caller that has md read (Text) links that.
 func Link(md string, urls map[int]string, link func(label, url string) string) string {
 	if len(urls) == 0 {
 		return md
 	}
-	var sc markdown.Scanner
-	lines := strings.Split(md, "\n")
-	for i, line := range lines {
-		if sc.Line(line) != markdown.Text {
-			continue
-		}
-		lines[i] = outsideCode(line, func(s string) string {
-			return citation.ReplaceAllStringFunc(s, func(m string) string {
-				n, _ := strconv.Atoi(m[1 : len(m)-1])
-				if u, ok := urls[n]; ok {
-					return link(m, u)
-				}
-				return m
-			})
-		})
-	}
-	return strings.Join(lines, "\n")
-}
-
-// outsideCode applies f to the parts of a line outside `inline code`.
-func outsideCode(line string, f func(string) string) string {
-	var b strings.Builder
-	for {
-		start := strings.IndexByte(line, '`')
-		if start < 0 {
-			b.WriteString(f(line))
-			return b.String()
-		}
-		end := strings.IndexByte(line[start+1:], '`')
-		if end < 0 {
-			b.WriteString(f(line))
-			return b.String()
-		}
-		end += start + 2
-		b.WriteString(f(line[:start]))
-		b.WriteString(line[start:end])
-		line = line[end:]
-	}
+	return Read(md).Link(urls, link)
 }
