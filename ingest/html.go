@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -40,9 +41,10 @@ func extractHTML(src string) (text, title string, fromHeader bool) {
 			title = strings.Join(strings.Fields(dom.CollectText(t)), " ")
 		}
 	}
-	out, err := htmlConverter().ConvertNode(doc)
+	out, err := convert(doc)
 	if err != nil {
-		return "", title, fromHeader
+		// The page's text without its structure, rather than nothing.
+		out = []byte(strings.Join(strings.Fields(dom.CollectText(doc)), " "))
 	}
 	// The converter can cut a character that follows a NUL reference
 	// ("&#00" is U+FFFD) when it escapes: fuzzing found it.
@@ -72,6 +74,20 @@ func outsideFences(s string, fn func(string) string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// convert is htmlConverter's ConvertNode, with a panic of the converter
+// returned as an error: html-to-markdown v2.5.2 indexes out of range on a
+// heading of a lone "#" among invalid UTF-8 (fuzzing found it; the input
+// is in testdata/fuzz/FuzzExtractHTML), and a hostile page must not take
+// the ingest down.
+func convert(doc *html.Node) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("html-to-markdown: %v", r)
+		}
+	}()
+	return htmlConverter().ConvertNode(doc)
 }
 
 // htmlConverter is the converter extractHTML uses. A converter is cheap
