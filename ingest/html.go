@@ -41,7 +41,7 @@ func extractHTML(src string) (text, title string, fromHeader bool) {
 			title = strings.Join(strings.Fields(dom.CollectText(t)), " ")
 		}
 	}
-	out, err := convert(doc)
+	out, err := convert(func(c *converter.Converter) ([]byte, error) { return c.ConvertNode(doc) })
 	if err != nil {
 		// The page's text without its structure, rather than nothing.
 		out = []byte(strings.Join(strings.Fields(dom.CollectText(doc)), " "))
@@ -76,18 +76,18 @@ func outsideFences(s string, fn func(string) string) string {
 	return strings.Join(lines, "\n")
 }
 
-// convert is htmlConverter's ConvertNode, with a panic of the converter
-// returned as an error: html-to-markdown v2.5.2 indexes out of range on a
-// heading of a lone "#" among invalid UTF-8 (fuzzing found it; the input
-// is in testdata/fuzz/FuzzExtractHTML), and a hostile page must not take
-// the ingest down.
-func convert(doc *html.Node) (out []byte, err error) {
+// convert runs f on htmlConverter, with a panic of the converter returned
+// as an error: html-to-markdown v2.5.2 indexes out of range on a heading
+// of a lone "#" among invalid UTF-8 (fuzzing found it; the input is in
+// testdata/fuzz/FuzzExtractHTML), and a hostile page must not take the
+// ingest down.
+func convert[T any](f func(*converter.Converter) (T, error)) (out T, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("html-to-markdown: %v", r)
+			err = fmt.Errorf("html-to-markdown: %v", r)
 		}
 	}()
-	return htmlConverter().ConvertNode(doc)
+	return f(htmlConverter())
 }
 
 // htmlConverter is the converter extractHTML uses. A converter is cheap

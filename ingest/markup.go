@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+
 	"github.com/switchboard/switchboard/internal/markdown"
 )
 
@@ -156,7 +158,7 @@ func convertHTMLBlocks(lines []string) []string {
 			continue
 		}
 		end := blockEnd(lines, i, name, closing)
-		md, _ := htmlConverter().ConvertString(strings.Join(lines[i:end], "\n"))
+		md, _ := convert(func(c *converter.Converter) (string, error) { return c.ConvertString(strings.Join(lines[i:end], "\n")) })
 		md = strings.ToValidUTF8(md, "\uFFFD") // see extractHTML
 		out = append(out, "")
 		out = append(out, strings.Split(md, "\n")...)

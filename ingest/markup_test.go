@@ -150,3 +150,13 @@ func FuzzCleanMarkdown(f *testing.F) {
 		_ = Split(out, SplitOptions{Size: 64})
 	})
 }
+
+// A raw HTML block the converter cannot render (a lone "#" heading among
+// invalid UTF-8 made html-to-markdown panic) does not take the file down.
+func TestCleanMarkdownSurvivesTheConverter(t *testing.T) {
+	in := "Intro.\n\n<h1>#</h1 \xb1\xd3\n\nAfter."
+	out := cleanMarkdown(in)
+	if !strings.Contains(out, "Intro.") || !strings.Contains(out, "After.") {
+		t.Errorf("cleanMarkdown(%q) = %q: the text around the block is lost", in, out)
+	}
+}
