@@ -228,6 +228,7 @@ func TestPresentShowsLinkHosts(t *testing.T) {
 		"See <https://evil.example/reset|Reset password>.":                  "See Reset password (evil.example).",
 		"See <a href=\"https://evil.example/r\" class=x>Reset</a>.":         "See Reset (evil.example).",
 		"See <A HREF='https://evil.example/r'>Reset":                        "See (evil.example) Reset",
+		"See <a href=https://evil.example/r":                                "See a href=https://evil.example/r",
 		"Use [Reset password][r].\n\n[r]: https://evil.example/reset":       "Use [Reset password][r].\n\nr: https://evil.example/reset",
 		"[Reset](https://evil.example/r":                                    "[Reset] (https://evil.example/r",
 		"x](https://evil.example/r) y":                                      "x] (evil.example) y",

@@ -246,12 +246,21 @@ var (
 	anchorOpen  = regexp.MustCompile(`(?i)<a\b[^>]*>`)
 	anchorClose = regexp.MustCompile(`(?i)</a\s*>`)
 	anchorHref  = regexp.MustCompile(`(?i)\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))`)
+	anchorStart = regexp.MustCompile(`(?i)<(a\b)`)
 )
 
 // anchors rewrites HTML's <a href="url">text</a> as the text and the
-// host; an <a> never closed leaves its host where it was.
+// host; an <a> never closed leaves its host where it was. An opening "<a"
+// that no ">" follows loses its "<", so that no reader takes what follows
+// for a tag (fuzzing found "<A").
 func anchors(s string) string {
-	if !strings.Contains(s, "<") || anchorOpen.FindStringIndex(s) == nil {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	if tail := strings.LastIndexByte(s, '>') + 1; anchorStart.MatchString(s[tail:]) {
+		s = s[:tail] + anchorStart.ReplaceAllString(s[tail:], "$1")
+	}
+	if anchorOpen.FindStringIndex(s) == nil {
 		return s
 	}
 	var b strings.Builder
