@@ -2,6 +2,7 @@ package offline
 
 import (
 	"context"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -72,6 +73,8 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 
 	var cands []candidate
 	hasGraph := false
+	kws = rarity(kws, docs)
+	kws = sceneHalf(kws, req.Question)
 	for i, d := range docs {
 		if d.Route == agent.RouteGraph {
 			hasGraph = true
@@ -108,6 +111,58 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 		return noDirectAnswer + " " + citeAll(len(docs)) + ".", nil
 	}
 	return strings.Join(out, "\n\n"), nil
+}
+
+// rarity weighs each keyword by how few of the documents' sentences
+// hold it: a word that every retrieved sentence has ("map" in the
+// section on maps) tells the sentences apart less than one that few
+// have ("assign"). This is the inverse document frequency of search
+// engines, taken over the sentences at hand rather than a corpus, so it
+// needs no vocabulary of its own.
+func rarity(kws []keyword, docs []agent.Document) []keyword {
+	var sets []map[string]bool
+	for _, d := range docs {
+		if d.Route == agent.RouteGraph {
+			continue
+		}
+		for _, ds := range documentSentences(d) {
+			sets = append(sets, docStemSet(ds.text))
+		}
+	}
+	if len(sets) < 2 {
+		return kws
+	}
+	out := slices.Clone(kws)
+	n := float64(len(sets))
+	for i, k := range out {
+		df := 0.0
+		for _, set := range sets {
+			if ok, _ := matchIn(k, set); ok {
+				df++
+			}
+		}
+		out[i].weight *= 1 + math.Log((n+1)/(df+1))
+	}
+	return out
+}
+
+// sceneHalf halves the weight of the words that only set the scene
+// (asking): in "oops, I wrote into a map I never made with make() — what
+// happens when you assign to a nil map?" the answer is about assigning to
+// a nil map, not about make.
+func sceneHalf(kws []keyword, question string) []keyword {
+	all, asks := asking(question)
+	if len(asks) == len(all) {
+		return kws
+	}
+	set := stemSet(strings.Join(asks, " "))
+	out := slices.Clone(kws)
+	for i, k := range out {
+		if ok, _ := matchIn(k, set); !ok {
+			out[i].weight *= 0.5
+		}
+	}
+	return out
 }
 
 // scoreSentences returns the sentences of a text document that share at
