@@ -339,7 +339,7 @@ func newAnswerPlace(text string) answerPlace {
 // nothing about jury duty; graph rows are one place. Names may be found
 // anywhere in the documents, since a section about Massachusetts need not
 // repeat the state in every sentence.
-func answersFocus(f questionFocus, sentences []string, docs string) answerCoverage {
+func answersFocus(f questionFocus, sentences []string, docs string, titles map[string]bool) answerCoverage {
 	in := newAnswerPlace(docs)
 	var absent []int // specific words of a yes/no question that no document contains
 	if f.polar {
@@ -382,6 +382,9 @@ func answersFocus(f questionFocus, sentences []string, docs string) answerCovera
 	loose := false // a place answers, but without every word asked about
 	for _, text := range places {
 		w := newAnswerPlace(text)
+		for k := range titles {
+			w.set[k] = true // the title is what every sentence of the document is about
+		}
 		share, missing, nums := f.termsAndNumbersIn(w)
 		kind := f.kindMissing(w)
 		if f.termsOK(share, missing) && len(nums) == 0 && kind == "" && (!rows || f.relationsIn(w)) && len(names) == 0 && len(absent) == 0 {

@@ -201,9 +201,9 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 		var own map[string]bool // the set without "this policy": see ownMentions
 		for _, k := range kws {
 			kset := set
-			if k.weight < 1 && !k.frame {
+			if !k.frame {
 				if own == nil {
-					own = ownMentions(s)
+					own = ownMentions(s, titleSet)
 				}
 				kset = own
 			}
@@ -244,16 +244,17 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 	return out
 }
 
-// ownMentions returns the stem set of a sentence without the generic words
-// with which a document speaks of itself ("This policy explains…", "these
-// guidelines"): they say nothing of the question's topic, so they do not
-// count as the question's "policy".
-func ownMentions(s string) map[string]bool {
+// ownMentions returns the stem set of a sentence without the words with
+// which a document speaks of itself: a generic word or a word of its title
+// after "this" or "these" ("This policy explains…" in the Refund Policy,
+// "these guidelines"). They say nothing of the question's topic, so they
+// do not count as the question's "policy".
+func ownMentions(s string, title map[string]bool) map[string]bool {
 	set := make(map[string]bool)
 	var buf [4]string
 	toks := words.Tokens(s)
 	for i, t := range toks {
-		if i > 0 && (toks[i-1].Lower == "this" || toks[i-1].Lower == "these") && vague(t.Lower) {
+		if i > 0 && (toks[i-1].Lower == "this" || toks[i-1].Lower == "these") && (vague(t.Lower) || title[t.Stem]) {
 			continue
 		}
 		set[t.Stem] = true
