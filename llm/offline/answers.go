@@ -2,6 +2,7 @@ package offline
 
 import (
 	"github.com/switchboard/switchboard/kb/words"
+	"github.com/switchboard/switchboard/lexicon"
 	"regexp"
 	"slices"
 	"strings"
@@ -91,20 +92,6 @@ var answerAmountWords = setOf(`once twice percent unlimited maximum max minimum 
 // among them must be covered.
 var focusSuperlatives = setOf(`highest lowest biggest largest smallest fastest slowest earliest latest oldest
 newest longest shortest cheapest best worst top most least first last maximum minimum`)
-
-// timeAnswerWords state when something happens without digits: a month,
-// a weekday, a time of day, a period. "During" and "before" are not
-// enough: "When a holiday occurs during summer hours" does not say when
-// summer hours are.
-var timeAnswerWords = setOf(`january february march april may june july august september october
-november december monday tuesday wednesday thursday friday saturday sunday morning noon afternoon
-evening night midnight daily weekly monthly yearly annually quarterly anniversary immediately
-today tomorrow tonight weekend weekends`)
-
-// whoRoleWords answer "who" without a name: "your manager approves".
-var whoRoleWords = setOf(`manager managers lead leads team supervisor director head owner owners admin
-administrator department hr ops finance legal people staff employee employees coworker buddy ceo coo cfo cto
-founder founders committee board everyone anyone nobody customer customers supplier suppliers vendor`)
 
 // focus is what a question asks about.
 type questionFocus struct {
@@ -352,7 +339,7 @@ func newAnswerPlace(text string) answerPlace {
 // nothing about jury duty; graph rows are one place. Names may be found
 // anywhere in the documents, since a section about Massachusetts need not
 // repeat the state in every sentence.
-func answersFocus(f questionFocus, sentences []string, docs string) answerCoverage {
+func answersFocus(f questionFocus, sentences []string, docs string, titles map[string]bool) answerCoverage {
 	in := newAnswerPlace(docs)
 	var absent []int // specific words of a yes/no question that no document contains
 	if f.polar {
@@ -395,6 +382,9 @@ func answersFocus(f questionFocus, sentences []string, docs string) answerCovera
 	loose := false // a place answers, but without every word asked about
 	for _, text := range places {
 		w := newAnswerPlace(text)
+		for k := range titles {
+			w.set[k] = true // the title is what every sentence of the document is about
+		}
 		share, missing, nums := f.termsAndNumbersIn(w)
 		kind := f.kindMissing(w)
 		if f.termsOK(share, missing) && len(nums) == 0 && kind == "" && (!rows || f.relationsIn(w)) && len(names) == 0 && len(absent) == 0 {
@@ -620,7 +610,7 @@ func (f questionFocus) kindMissing(w answerPlace) string {
 	switch {
 	case f.quantity && !answerStatesQuantity(w.toks, words.Numbers(codes.ReplaceAllString(w.text, " "))):
 	case f.how == "how long" && !statesDuration(w.toks):
-	case f.when && !answerStatesTime(w):
+	case f.when && !f.statesTime(w):
 	case f.who && !f.statesName(w.toks):
 	default:
 		return ""
@@ -678,9 +668,34 @@ func answerStatesQuantity(toks []words.Token, nums []string) bool {
 // number of another kind ("a 40-hour week") does not.
 var answerTimeNumber = regexp.MustCompile(`(?i)\b(?:(?:19|20)\d\d|\d{1,2}(?::\d\d|\s?[ap]\.?m\b)|\d{1,2}(?:st|nd|rd|th)\b|\d+(?:\.\d+)?\s+(?:business\s+|working\s+|calendar\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)\b)`)
 
-func answerStatesTime(w answerPlace) bool {
+// statesWhen reports whether a word says when without digits: a month, a
+// weekday, a time of day (noon, midnight), or a frequency made from a
+// unit of time (daily, weekly). A period alone does not ("a holiday",
+// "summer", "the work week"), nor do "during" and "before".
+func statesWhen(t words.Token) bool {
+	if words.IsStop(t.Lower) {
+		return false // "may"
+	}
+	if isA(t.Lower, "time of day", "day of the week", "calendar month") {
+		return true
+	}
+	if lexicon.Usually(t.Lower) == lexicon.Noun {
+		return false
+	}
+	for _, d := range lexicon.Derived(t.Lower) {
+		if isA(d, "time unit", "time period") {
+			return true
+		}
+	}
+	return false
+}
+
+// statesTime reports whether w says when, in words other than the
+// question's own: "When are summer hours?" is not answered by "during
+// summer hours".
+func (f questionFocus) statesTime(w answerPlace) bool {
 	for _, t := range w.toks {
-		if timeAnswerWords[t.Lower] {
+		if statesWhen(t) && !f.asks(t) {
 			return true
 		}
 	}
@@ -701,13 +716,23 @@ func (f questionFocus) statesName(toks []words.Token) bool {
 		if asked[t.Lower] {
 			continue
 		}
-		if whoRoleWords[t.Lower] {
+		if isA(t.Lower, "person", "social group") {
 			return true
 		}
 		if isQuestionName(t, i == 0) {
 			return true
 		}
 		if i+1 < len(toks) && startsUpper(t.Text) && startsUpper(toks[i+1].Text) && !words.IsFiller(t.Lower) && !asked[toks[i+1].Lower] {
+			return true
+		}
+	}
+	return false
+}
+
+// asks reports whether t is one of the question's focus words.
+func (f questionFocus) asks(t words.Token) bool {
+	for _, k := range f.terms {
+		if k.Stem == t.Stem || k.Lower == t.Lower {
 			return true
 		}
 	}

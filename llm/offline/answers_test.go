@@ -118,6 +118,22 @@ func TestCheckAnswers(t *testing.T) {
 			docs:   []agent.Document{levelsDoc},
 			answer: "The levels are Junior, Mid-level, Senior, Lead and Principal; Principal is the highest [1].", answers: true},
 
+		// Who and when are read with WordNet, not a list of the words
+		// some handbook uses: a role is a kind of person or group, a
+		// time is a weekday, a month, a time of day or a frequency.
+		{name: "who, by a role no list names", question: "Who signs off a hotfix release?",
+			docs:    []agent.Document{{ID: "ops/release.md#0", Title: "Releases", Route: agent.RouteVector, Content: "A hotfix release is signed off by the duty pharmacist on call."}},
+			answers: true},
+		{name: "when, by a weekday", question: "When is the dependency upgrade window?",
+			docs:    []agent.Document{{ID: "ops/deps.md#0", Title: "Dependencies", Route: agent.RouteVector, Content: "The dependency upgrade window opens every Thursday after the stand-up."}},
+			answers: true},
+		{name: "when, by a frequency", question: "When are the backups of the wiki taken?",
+			docs:    []agent.Document{{ID: "ops/wiki.md#0", Title: "Wiki", Route: agent.RouteVector, Content: "Backups of the wiki are taken nightly and weekly, and kept for a while."}},
+			answers: true},
+		{name: "when, a period is no time", question: "When is the dependency upgrade window?",
+			docs:    []agent.Document{{ID: "ops/deps.md#1", Title: "Dependencies", Route: agent.RouteVector, Content: "The dependency upgrade window is a holiday for the pipeline."}},
+			missing: "when"},
+
 		// Graph rows must state the relation asked about.
 		{name: "graph, the buyers for the seller", question: "Who sells us Ipoh Coffee?",
 			docs:    []agent.Document{ipohBuyers},

@@ -60,7 +60,7 @@ func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent
 	}
 	v := agent.Verdict{Grounded: checked > 0 && len(unsupported) == 0, Unsupported: unsupported}
 	if v.Grounded {
-		cov := answersFocus(focusOf(question), supported, allText(docs))
+		cov := answersFocus(focusOf(question), supported, allText(docs), titles(docs))
 		v.Answers = cov.answers && len(supported) > 0
 		v.Loose = v.Answers && cov.loose
 		if !v.Answers {
@@ -68,6 +68,18 @@ func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent
 		}
 	}
 	return v, nil
+}
+
+// titles is the stem set of the documents' titles: a sentence of the
+// Refund Policy speaks of the refund policy without naming it.
+func titles(docs []agent.Document) map[string]bool {
+	set := make(map[string]bool)
+	for _, d := range docs {
+		for k := range docStemSet(clip(d.Title, 500)) {
+			set[k] = true
+		}
+	}
+	return set
 }
 
 // allText is the text of the documents, which the answering check reads

@@ -2,6 +2,7 @@ package offline
 
 import (
 	"context"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -72,6 +73,8 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 
 	var cands []candidate
 	hasGraph := false
+	kws = rarity(kws, docs)
+	kws = sceneHalf(kws, req.Question)
 	for i, d := range docs {
 		if d.Route == agent.RouteGraph {
 			hasGraph = true
@@ -110,6 +113,58 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 	return strings.Join(out, "\n\n"), nil
 }
 
+// rarity weighs each keyword by how few of the documents' sentences
+// hold it: a word that every retrieved sentence has ("map" in the
+// section on maps) tells the sentences apart less than one that few
+// have ("assign"). This is the inverse document frequency of search
+// engines, taken over the sentences at hand rather than a corpus, so it
+// needs no vocabulary of its own.
+func rarity(kws []keyword, docs []agent.Document) []keyword {
+	var sets []map[string]bool
+	for _, d := range docs {
+		if d.Route == agent.RouteGraph {
+			continue
+		}
+		for _, ds := range documentSentences(d) {
+			sets = append(sets, docStemSet(ds.text))
+		}
+	}
+	if len(sets) < 2 {
+		return kws
+	}
+	out := slices.Clone(kws)
+	n := float64(len(sets))
+	for i, k := range out {
+		df := 0.0
+		for _, set := range sets {
+			if ok, _ := matchIn(k, set); ok {
+				df++
+			}
+		}
+		out[i].weight *= 1 + math.Log((n+1)/(df+1))
+	}
+	return out
+}
+
+// sceneHalf halves the weight of the words that only set the scene
+// (asking): in "oops, I wrote into a map I never made with make() — what
+// happens when you assign to a nil map?" the answer is about assigning to
+// a nil map, not about make.
+func sceneHalf(kws []keyword, question string) []keyword {
+	all, asks := asking(question)
+	if len(asks) == len(all) {
+		return kws
+	}
+	set := stemSet(strings.Join(asks, " "))
+	out := slices.Clone(kws)
+	for i, k := range out {
+		if ok, _ := matchIn(k, set); !ok {
+			out[i].weight *= 0.5
+		}
+	}
+	return out
+}
+
 // scoreSentences returns the sentences of a text document that share at
 // least one topic keyword with the question, scored.
 func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocus, excluded []string) []candidate {
@@ -146,9 +201,9 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 		var own map[string]bool // the set without "this policy": see ownMentions
 		for _, k := range kws {
 			kset := set
-			if k.weight < 1 && !k.frame {
+			if !k.frame {
 				if own == nil {
-					own = ownMentions(s)
+					own = ownMentions(s, titleSet)
 				}
 				kset = own
 			}
@@ -189,16 +244,17 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 	return out
 }
 
-// ownMentions returns the stem set of a sentence without the generic words
-// with which a document speaks of itself ("This policy explains…", "these
-// guidelines"): they say nothing of the question's topic, so they do not
-// count as the question's "policy".
-func ownMentions(s string) map[string]bool {
+// ownMentions returns the stem set of a sentence without the words with
+// which a document speaks of itself: a generic word or a word of its title
+// after "this" or "these" ("This policy explains…" in the Refund Policy,
+// "these guidelines"). They say nothing of the question's topic, so they
+// do not count as the question's "policy".
+func ownMentions(s string, title map[string]bool) map[string]bool {
 	set := make(map[string]bool)
 	var buf [4]string
 	toks := words.Tokens(s)
 	for i, t := range toks {
-		if i > 0 && (toks[i-1].Lower == "this" || toks[i-1].Lower == "these") && vague(t.Lower) {
+		if i > 0 && (toks[i-1].Lower == "this" || toks[i-1].Lower == "these") && (vague(t.Lower) || title[t.Stem]) {
 			continue
 		}
 		set[t.Stem] = true
