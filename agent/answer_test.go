@@ -134,20 +134,34 @@ func TestNotAnsweringThenAnsweringIsMedium(t *testing.T) {
 	}
 }
 
-// A grounded answer that does not answer beats a regeneration that
-// invents: the run shows the related text that is true, as partial.
-func TestPartialBeatsUngroundedRegenerations(t *testing.T) {
-	model, a := modelAgent(t, leaveChunk0, stateLeave)
-	model.GenerateFunc = answers(nil, relatedAnswer, "Jury duty is paid [1].")
-	model.CheckFunc = verdicts(checkOffTopic, checkInvented)
+// A grounded draft that does not answer beats a later one that is not
+// grounded: the run shows the related text that is true, as partial. A
+// draft that invents is regenerated while the budget lasts (shared by
+// both reasons: 3 drafts in all); an uncertain one (a contradictory
+// verdict) is not.
+func TestPartialBeatsLaterDraftsNotGrounded(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		second agent.Verdict
+		drafts int
+	}{
+		{"invented", checkInvented, 3},
+		{"uncertain", contradictory, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			model, a := modelAgent(t, leaveChunk0, stateLeave)
+			model.GenerateFunc = answers(nil, relatedAnswer, "Jury duty is paid leave [1].")
+			model.CheckFunc = verdicts(checkOffTopic, c.second)
 
-	res, _ := askAgent(t, a, juryQuestion)
+			res, _ := askAgent(t, a, juryQuestion)
 
-	if model.Calls("Generate") != 3 || model.Calls("Check") != 3 {
-		t.Errorf("generate/check calls = %d/%d, want 3/3: the regeneration budget is shared", model.Calls("Generate"), model.Calls("Check"))
-	}
-	if !res.Partial || res.Confidence != agent.ConfidenceLow || !strings.HasSuffix(res.Answer, relatedAnswer) || len(res.Unsupported) != 0 {
-		t.Errorf("partial = %v confidence = %s unsupported = %q answer:\n%s", res.Partial, res.Confidence, res.Unsupported, res.Answer)
+			if model.Calls("Generate") != c.drafts || model.Calls("Check") != c.drafts {
+				t.Errorf("generate/check calls = %d/%d, want %d/%d", model.Calls("Generate"), model.Calls("Check"), c.drafts, c.drafts)
+			}
+			if !res.Partial || res.Confidence != agent.ConfidenceLow || !strings.HasSuffix(res.Answer, relatedAnswer) || len(res.Unsupported) != 0 {
+				t.Errorf("partial = %v confidence = %s unsupported = %q answer:\n%s", res.Partial, res.Confidence, res.Unsupported, res.Answer)
+			}
+		})
 	}
 }
 

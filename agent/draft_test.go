@@ -175,23 +175,6 @@ func TestContradictoryVerdictIsUncertain(t *testing.T) {
 	}
 }
 
-// A grounded partial draft is preferred to an uncertain one, as to any
-// draft that is not grounded.
-func TestContradictoryVerdictAfterPartialShowsThePartial(t *testing.T) {
-	model, a := modelAgent(t, leaveChunk0, stateLeave)
-	model.GenerateFunc = answers(nil, relatedAnswer, "Jury duty is paid leave [1].")
-	model.CheckFunc = verdicts(checkOffTopic, contradictory)
-
-	res, _ := askAgent(t, a, juryQuestion)
-
-	if model.Calls("Generate") != 2 || model.Calls("Check") != 2 {
-		t.Errorf("generate/check calls = %d/%d, want 2/2", model.Calls("Generate"), model.Calls("Check"))
-	}
-	if !res.Partial || res.Confidence != agent.ConfidenceLow || !strings.HasSuffix(res.Answer, relatedAnswer) || len(res.Unsupported) != 0 {
-		t.Errorf("partial = %v confidence = %s unsupported = %q answer:\n%s", res.Partial, res.Confidence, res.Unsupported, res.Answer)
-	}
-}
-
 // A verdict that is clearly not grounded still lists its claims, for the
 // regeneration and, at the end, for people.
 func TestClearlyUngroundedVerdictListsItsClaims(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/internal/cite"
 	"github.com/switchboard/switchboard/internal/links"
 	"github.com/switchboard/switchboard/internal/markdown"
 	"github.com/switchboard/switchboard/internal/text"
@@ -167,6 +168,10 @@ type Final struct {
 	// as the badge (see unmask). Renderers may link the citations
 	// (Links), and nothing else in it.
 	Answer string
+	// Text is Answer read: its lines, each in a code block or not, and its
+	// citations. Renderers translate it line by line and link its
+	// citations (Text.Link, Line.Link) rather than read Answer again.
+	Text cite.Text
 	// Place is where the answer came from, in people's words ("company
 	// documents"), and Why the router's reason for looking there.
 	Place, Why string
@@ -176,7 +181,7 @@ type Final struct {
 	Sources    []SourceLine
 	// Links are the URLs the citations link to: [n] to Links[n], for the
 	// sources that have a link. A renderer that can link text passes them
-	// to cite.Link with its platform's link syntax.
+	// to Text.Link with its platform's link syntax.
 	Links map[int]string
 	// Unverified are the claims the check could not find in the sources,
 	// listed under a low-confidence answer.
@@ -240,17 +245,19 @@ func Present(question string, r agent.Result) Final {
 	if r.Outcome != agent.OutcomeAnswered && r.Answer == "" {
 		r.Answer = Words{}.Outcome(r) // an agent without Words: the sentences without names
 	}
-	unmasked := unmask(r.Answer, false) // once, for the answer and its summary
+	answer := strings.TrimSpace(unmask(r.Answer, false))
+	read := cite.Read(answer) // once, for the renderers and the summary
 	f := Final{
 		Question:   question,
-		Answer:     strings.TrimSpace(unmasked),
+		Answer:     answer,
+		Text:       read,
 		Place:      Place(r.Route),
 		Why:        oneLine(r.RouteReason),
 		Sources:    sourceLines(r.Sources),
 		Unverified: nil,
 		CutOff:     r.CutOff,
 		Badge:      badge(r),
-		Summary:    plain(unmasked),
+		Summary:    plain(read),
 	}
 	for _, s := range f.Sources {
 		if s.URL != "" {
@@ -441,18 +448,18 @@ var (
 // notification, a screen reader's summary. Its links read as Present
 // shows them, words and host.
 func Plain(md string) string {
-	return plain(unmask(md, false))
+	return plain(cite.Read(unmask(md, false)))
 }
 
-// plain is Plain of Markdown already unmasked.
-func plain(md string) string {
-	var sc markdown.Scanner
+// plain is Plain of Markdown already unmasked and read: its fences go,
+// the lines of code stay.
+func plain(md cite.Text) string {
 	var kept []string
-	for _, line := range strings.Split(md, "\n") {
-		if k := sc.Line(line); k == markdown.Open || k == markdown.Close {
+	for _, line := range md.Lines {
+		if line.Kind == markdown.Open || line.Kind == markdown.Close {
 			continue
 		}
-		kept = append(kept, line)
+		kept = append(kept, line.String())
 	}
 	s := strings.Join(kept, "\n")
 	s = plainHead.ReplaceAllString(s, "")

@@ -9,7 +9,6 @@ import (
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot/discord/discordtest"
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
-	"github.com/switchboard/switchboard/internal/cite"
 	"github.com/switchboard/switchboard/internal/links"
 )
 
@@ -152,7 +151,10 @@ func FuzzPresent(f *testing.F) {
 				t.Errorf("[%d] links to %q, its source to %q", src.N, fin.Links[src.N], src.URL)
 			}
 		}
-		cite.Link(fin.Answer, fin.Links, func(label, u string) string {
+		if fin.Text.String() != fin.Answer {
+			t.Errorf("the answer read is %q, the answer %q", fin.Text.String(), fin.Answer)
+		}
+		fin.Text.Link(fin.Links, func(label, u string) string {
 			if links.HTTP(u) == "" {
 				t.Errorf("linked %q", u)
 			}

@@ -24,7 +24,7 @@ import (
 //     whose definitions ("[r]: https://…") are shown as text so that no
 //     [text][r] resolves. Bare URLs and <url> show their host already and
 //     stay. The only links in an answer are the ones the bot makes
-//     itself, later: its citations (Final.Links, cite.Link).
+//     itself, later: its citations (Final.Links, Final.Text.Link).
 //   - No line passes for the confidence badge: a line that starts with
 //     emoji, or :shortcodes:, before a badge's name ("🟢 High
 //     confidence…") loses them. In a draft, whose last line is still

@@ -179,25 +179,26 @@ func guarded[E any](a *Adapter, what string, h func(*discordgo.Session, E)) func
 	}
 }
 
-// askCommand is the one command of the bot. Bulk overwrite replaces every
-// command of the application (or guild) with it.
+// askCommand is the bot's command for questions, /ask question. Bulk
+// overwrite replaces every command of the application (or guild) with the
+// bot's.
 func askCommand() *discordgo.ApplicationCommand {
 	minLen := 1
+	return guildCommand(commandName, "Ask Switchboard a question about our documents, systems and people",
+		discordgo.ApplicationCommandOption{Name: optionName, Description: "Your question", Required: true, MinLength: &minLen, MaxLength: maxQuestion})
+}
+
+// guildCommand is a chat command of the bot with one string option, for
+// guild channels only: a guild is the workspace whose documents an answer
+// may draw on, and a DM has none.
+func guildCommand(name, description string, option discordgo.ApplicationCommandOption) *discordgo.ApplicationCommand {
+	option.Type = discordgo.ApplicationCommandOptionString
 	return &discordgo.ApplicationCommand{
 		Type:        discordgo.ChatApplicationCommand,
-		Name:        commandName,
-		Description: "Ask Switchboard a question about our documents, systems and people",
-		// Guild channels only: a guild is the workspace whose documents
-		// an answer may draw on, and a DM has none.
-		Contexts: &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
-		Options: []*discordgo.ApplicationCommandOption{{
-			Type:        discordgo.ApplicationCommandOptionString,
-			Name:        optionName,
-			Description: "Your question",
-			Required:    true,
-			MinLength:   &minLen,
-			MaxLength:   maxQuestion,
-		}},
+		Name:        name,
+		Description: description,
+		Contexts:    &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
+		Options:     []*discordgo.ApplicationCommandOption{&option},
 	}
 }
 

@@ -21,18 +21,8 @@ const (
 // ingestCommand is /ingest [since:YYYY-MM-DD]: ingest this channel's
 // history. Only ingest admins may use it; the adapter says so to others.
 func ingestCommand() *discordgo.ApplicationCommand {
-	return &discordgo.ApplicationCommand{
-		Type:        discordgo.ChatApplicationCommand,
-		Name:        ingestName,
-		Description: "Load this channel's history into Switchboard's knowledge base (ingest admins only)",
-		Contexts:    &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
-		Options: []*discordgo.ApplicationCommandOption{{
-			Type:        discordgo.ApplicationCommandOptionString,
-			Name:        sinceOption,
-			Description: "Only messages from this day on, e.g. 2024-01-31 (default: the whole history)",
-			Required:    false,
-		}},
-	}
+	return guildCommand(ingestName, "Load this channel's history into Switchboard's knowledge base (ingest admins only)",
+		discordgo.ApplicationCommandOption{Name: sinceOption, Description: "Only messages from this day on, e.g. 2024-01-31 (default: the whole history)"})
 }
 
 // Replies of /ingest.

@@ -7,7 +7,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/switchboard/switchboard/bot"
-	"github.com/switchboard/switchboard/internal/cite"
 	"github.com/switchboard/switchboard/internal/markdown"
 	"github.com/switchboard/switchboard/internal/text"
 )
@@ -99,7 +98,7 @@ func final(v bot.View) []Message {
 	// The brackets go outside the link: in Discord's Markdown a "[" of the
 	// answer before it could take a link text holding brackets as the
 	// start of its own ("[Reset your password [1]" would link those words).
-	answer := cite.Link(f.Answer, f.Links, func(label, url string) string {
+	answer := f.Text.Link(f.Links, func(label, url string) string {
 		return "\\[[" + label[1:len(label)-1] + "](" + linkURL(url) + ")\\]"
 	})
 	parts := splitUnits(answer, maxDescription)

@@ -62,9 +62,7 @@ func FinalMessages(v bot.View) [][]slack.Block {
 		return [][]slack.Block{{section(bot.FailedEmoji + " " + escape(failed))}}
 	}
 	f := v.Final
-	answer := cite.Link(mrkdwn(f.Answer), f.Links, func(label, url string) string {
-		return "<" + linkURL(url) + "|" + label + ">"
-	})
+	answer := mrkdwn(f.Text, f.Links)
 	var body []slack.Block
 	for _, part := range markdown.Split(answer, sectionLimit) {
 		body = append(body, section(part))
@@ -143,7 +141,7 @@ func progressBlocks(v bot.View) []slack.Block {
 		return []slack.Block{section(line)}
 	}
 	var blocks []slack.Block
-	parts := markdown.Split(mrkdwn(v.Draft), sectionLimit)
+	parts := markdown.Split(mrkdwn(cite.Read(v.Draft), nil), sectionLimit)
 	for _, part := range parts[:min(len(parts), maxDraftSections)] {
 		blocks = append(blocks, section(part))
 	}
@@ -230,45 +228,64 @@ var (
 	mdCode   = regexp.MustCompile("`[^`\n]*`")
 )
 
-// mrkdwn translates the presenter's Markdown into Slack's mrkdwn: bold,
-// italics, strike-through, headings and bullets change syntax; code keeps
-// its text; and Slack's control characters are escaped everywhere, so
-// that no link is made of it (the presenter has shown every link's host
-// as text; cite.Link adds the bot's own).
+// mrkdwn translates the presenter's Markdown, read (see bot.Final.Text),
+// into Slack's mrkdwn: bold, italics, strike-through, headings and bullets
+// change syntax; code keeps its text; and Slack's control characters are
+// escaped everywhere, so that no link is made of it (the presenter has
+// shown every link's host as text) but the bot's own: the citations with
+// a URL in urls.
 // Fences become plain ``` lines: mrkdwn would show a language tag as
 // text, and knows no ~~~ fences.
-func mrkdwn(md string) string {
-	lines := strings.Split(md, "\n")
-	var fences markdown.Scanner
-	for i, line := range lines {
-		switch fences.Line(line) {
+func mrkdwn(md cite.Text, urls map[int]string) string {
+	lines := make([]string, len(md.Lines))
+	for i, line := range md.Lines {
+		switch line.Kind {
 		case markdown.Open, markdown.Close:
 			lines[i] = "```"
 		case markdown.Code:
-			lines[i] = escape(line)
+			lines[i] = escape(line.String())
 		default:
-			lines[i] = mrkdwnLine(line)
+			lines[i] = mrkdwnLine(line, urls)
 		}
 	}
 	return strings.Join(lines, "\n")
 }
 
+// citeMark holds a citation's place while its line is translated, so that
+// its link is not escaped with the line: a control character, which the
+// presenter removes from what it shows (a line that holds one anyway gets
+// no links).
+const citeMark = "\x1a"
+
 // mrkdwnLine translates one line outside code blocks, leaving inline code
-// spans alone but for escaping.
-func mrkdwnLine(line string) string {
-	if m := mdHead.FindStringSubmatch(line); m != nil {
-		line = "**" + m[1] + "**"
+// spans alone but for escaping, and links its citations with a URL in
+// urls.
+func mrkdwnLine(line cite.Line, urls map[int]string) string {
+	var links []string
+	s := line.String()
+	if len(urls) > 0 && !strings.Contains(s, citeMark) {
+		s = line.Link(urls, func(label, url string) string {
+			links = append(links, "<"+linkURL(url)+"|"+label+">")
+			return citeMark
+		})
 	}
-	line = mdBullet.ReplaceAllString(line, "$1• ")
+	if m := mdHead.FindStringSubmatch(s); m != nil {
+		s = "**" + m[1] + "**"
+	}
+	s = mdBullet.ReplaceAllString(s, "$1• ")
 	var b strings.Builder
 	last := 0
-	for _, loc := range mdCode.FindAllStringIndex(line, -1) {
-		b.WriteString(emphasis(escape(line[last:loc[0]])))
-		b.WriteString(escape(line[loc[0]:loc[1]]))
+	for _, loc := range mdCode.FindAllStringIndex(s, -1) {
+		b.WriteString(emphasis(escape(s[last:loc[0]])))
+		b.WriteString(escape(s[loc[0]:loc[1]]))
 		last = loc[1]
 	}
-	b.WriteString(emphasis(escape(line[last:])))
-	return b.String()
+	b.WriteString(emphasis(escape(s[last:])))
+	out := b.String()
+	for _, link := range links {
+		out = strings.Replace(out, citeMark, link, 1)
+	}
+	return out
 }
 
 // emphasis swaps Markdown's *italic* and **bold** for mrkdwn's _italic_ and

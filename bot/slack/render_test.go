@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/viewtest"
+	"github.com/switchboard/switchboard/internal/cite"
 )
 
 // golden compares got with testdata/name, or rewrites it with -update.
@@ -168,9 +169,15 @@ func TestMrkdwn(t *testing.T) {
 		{"```python\nx = 1 < 2\n**not bold**\n```", "```\nx = 1 &lt; 2\n**not bold**\n```"},
 		{"~~~ python\n**not bold**\n~~~", "```\n**not bold**\n```"},
 		{"2 * 3 * 4", "2 * 3 * 4"},
+		// The citations with a URL are the one link it makes, translated
+		// with their line; in code they are text.
+		{"## Refunds [1]", "*Refunds <https://x.test/a%7Cb|[1]>*"},
+		{"**paid [1][2]** & `[1]`", "*paid <https://x.test/a%7Cb|[1]>[2]* &amp; `[1]`"},
+		{"~~~\n[1]\n```\n[1]\n~~~\n- [1]", "```\n[1]\n```\n[1]\n```\n• <https://x.test/a%7Cb|[1]>"},
+		{"a \x1a [1]", "a \x1a [1]"},
 	}
 	for _, c := range cases {
-		if got := mrkdwn(c.in); got != c.want {
+		if got := mrkdwn(cite.Read(c.in), map[int]string{1: "https://x.test/a|b"}); got != c.want {
 			t.Errorf("mrkdwn(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}

@@ -28,11 +28,39 @@ func Final(question string, r agent.Result) *bot.Final {
 	return &f
 }
 
+// Words are the presenter's sentences with the names cmd/bot gives them
+// (a test there keeps the two the same), as the agent words a run with
+// them: the outcomes, notes and route switches of the set read as people
+// read them.
+var Words = bot.Words{Names: bot.Names{
+	WebSearchKey: "TAVILY_API_KEY",
+	ModelKey:     "OPENAI_API_KEY",
+	ModelURL:     "OPENAI_BASE_URL",
+	MaxTokens:    "OPENAI_MAX_TOKENS",
+	IngestFiles:  "switchboard ingest PATH…",
+	IngestChat:   "switchboard ingest slack|discord --channel ID",
+	GraphImport:  "switchboard graph import NODES.csv EDGES.csv",
+	ChatIngest:   "@Switchboard ingest this channel",
+}}
+
 // Views returns the set, in a fixed order.
 func Views() []View {
 	done := func(q string, r agent.Result) bot.View {
 		r.Question = q
 		return bot.View{AnswerID: "a1", Question: q, Done: true, Final: Final(q, r)}
+	}
+	// worded is done for a run the agent did not answer, or answered in
+	// part: it words the outcome, or opens the answer with its note, as
+	// the agent does with Words.
+	worded := func(q string, r agent.Result) bot.View {
+		r.Question = q
+		switch {
+		case r.Outcome != agent.OutcomeAnswered:
+			r.Answer = Words.Outcome(r)
+		case r.Partial || r.CutOff:
+			r.Answer = Words.Note(r) + "\n\n" + r.Answer
+		}
+		return done(q, r)
 	}
 	refund := agent.Source{N: 1, Title: "Refund Policy", Section: "Eligibility", Location: "docs/refund-policy.md",
 		URL: "https://github.com/acme/handbook/blob/main/refund-policy.md", Route: agent.RouteVector}
@@ -82,9 +110,40 @@ func Views() []View {
 			Route: agent.RouteVector, Confidence: agent.ConfidenceLow, CutOff: true, CutAtLimit: true, Regenerations: 2, CutOffs: 2,
 			Answer:  bot.Words{}.Note(agent.Result{CutOff: true, CutAtLimit: true}) + "\n\nCustomers get a **full refund** within 30 days of the invoice [1]. After that, annual plans …",
 			Sources: []agent.Source{refund}})},
+		// Worded by the presenter itself, as for an agent without Words.
 		{"no-answer", done("What is the office wifi password?", agent.Result{
 			Route: agent.RouteVector, Confidence: agent.ConfidenceNone, Offline: true, OfflineReason: "no language model is configured",
-			Answer: "I couldn't find an answer to that. Here is what I tried:\n• Company documents, for “office wifi password”: 3 found, none relevant\n• no web fallback: web search isn't set up here"})},
+			Outcome: agent.OutcomeNotFound, Attempts: []agent.Attempt{
+				{Route: agent.RouteVector, Query: "office wifi password", Found: 3},
+				{Route: agent.RouteWeb, Skipped: agent.SkipNoWebFallback}}})},
+		{"not-found", worded("What is the office wifi password?", agent.Result{
+			Route: agent.RouteVector, Confidence: agent.ConfidenceNone, Outcome: agent.OutcomeNotFound, Attempts: []agent.Attempt{
+				{Route: agent.RouteVector, Query: "office wifi password", Found: 3},
+				{Route: agent.RouteVector, Query: "wifi"},
+				{Route: agent.RouteVector, Query: "wifi key", Found: 2, Relevant: 1},
+				{Route: agent.RouteWeb, Query: "wifi", Skipped: agent.SkipWebFailed},
+				{Route: agent.RouteWeb, Skipped: agent.SkipNoWebFallback}}})},
+		{"not-found-untried", worded("What is the office wifi password?", agent.Result{
+			Route: agent.RouteVector, Confidence: agent.ConfidenceNone, Outcome: agent.OutcomeNotFound})},
+		{"empty-knowledge-base", worded("What is our refund policy?", agent.Result{
+			Route: agent.RouteVector, Confidence: agent.ConfidenceNone, Outcome: agent.OutcomeEmptyKnowledgeBase})},
+		{"no-draft", worded("What is our refund policy?", agent.Result{
+			Route: agent.RouteVector, Confidence: agent.ConfidenceNone, Outcome: agent.OutcomeNoDraft})},
+		{"no-model", worded("Write me a poem about spring", agent.Result{
+			Route: agent.RouteDirect, Confidence: agent.ConfidenceNone, Offline: true, OfflineReason: "no language model is configured",
+			Outcome: agent.OutcomeNoModel})},
+		{"partial-note", worded("Is the parking garage open on Sundays?", agent.Result{
+			Route: agent.RouteGraph, RouteReason: Words.Switched(agent.RouteVector, agent.RouteGraph),
+			Confidence: agent.ConfidenceLow, Partial: true, Missing: "whether it is open on Sundays",
+			Answer:  "The garage is open 7:00–20:00 on weekdays [1].",
+			Sources: []agent.Source{{N: 1, Title: "Knowledge graph", Route: agent.RouteGraph, Kind: agent.KindGraph, Location: "MATCH (g:Garage) RETURN g.hours"}}})},
+		{"partial-unnamed", worded("Is the parking garage open on Sundays?", agent.Result{
+			Route: agent.RouteVector, Confidence: agent.ConfidenceLow, Partial: true,
+			Answer:  "The garage is open 7:00–20:00 on weekdays [1].",
+			Sources: []agent.Source{{N: 1, Title: "Parking", Location: "docs/parking.md", Route: agent.RouteVector}}})},
+		{"cut-off-unfinished", worded("What is our refund policy?", agent.Result{
+			Route: agent.RouteVector, Confidence: agent.ConfidenceLow, CutOff: true, Regenerations: 2, CutOffs: 2,
+			Answer: "Customers get a **full refund** within 30 days of the invoice [1]. After that, annual plans …", Sources: []agent.Source{refund}})},
 		{"direct", done("What is 15% of 340?", agent.Result{
 			Route: agent.RouteDirect, Confidence: agent.ConfidenceGeneral, Answer: "15% of 340 is **51**."})},
 		{"hostile", done("<!channel> *bold* `code` & <https://evil.example|click>", agent.Result{

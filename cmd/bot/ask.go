@@ -33,19 +33,32 @@ func (m *Main) ask(ctx context.Context, app *App, args []string) error {
 		}
 		return writeJSON(m.Stdout, res, details.Details())
 	}
-	p := console.NewProgress(m.Stderr, console.IsTerminal(m.Stderr))
-	if console.IsTerminal(m.Stdout) {
-		p.StreamTo(m.Stdout) // people read the answer as it is written
-	}
+	p := m.progress(m.Stderr)
 	res, err := app.Agent.Ask(ctx, q, bot.Follow(p.Show))
 	p.Done()
 	if err != nil {
 		return userError(err)
 	}
-	final := bot.Present(q.Text, res)
+	m.printAnswer(p, q.Text, res)
+	return nil
+}
+
+// progress shows a run's progress on w and, on a terminal, its answer on
+// standard output as it is written.
+func (m *Main) progress(w io.Writer) *console.Progress {
+	p := console.NewProgress(w, console.IsTerminal(w))
+	if console.IsTerminal(m.Stdout) {
+		p.StreamTo(m.Stdout) // people read the answer as it is written
+	}
+	return p
+}
+
+// printAnswer prints what people read of res, the answer to question,
+// after what p showed of the run.
+func (m *Main) printAnswer(p *console.Progress, question string, res agent.Result) {
+	final := bot.Present(question, res)
 	p.Settle(final.Answer) // a draft the check rewrote gives way to the answer
 	console.Print(m.Stdout, final, p.Details(), p.Streamed())
-	return nil
 }
 
 // jsonResult is the --json shape promised by docs/usage.md.

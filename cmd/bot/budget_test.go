@@ -212,17 +212,7 @@ func TestTokenBudgetPerUserSetting(t *testing.T) {
 		{"NaN%", "20000", -1},
 	}
 	for _, c := range cases {
-		cfg, err := LoadConfig(func(name string) string {
-			switch name {
-			case "TOKEN_BUDGET_PER_USER":
-				return c.perUser
-			case "DAILY_TOKEN_BUDGET":
-				return c.daily
-			case "SWITCHBOARD_DATA_DIR":
-				return t.TempDir()
-			}
-			return ""
-		})
+		cfg, err := loadConfig(t, map[string]string{"TOKEN_BUDGET_PER_USER": c.perUser, "DAILY_TOKEN_BUDGET": c.daily})
 		switch {
 		case c.want < 0 && (err == nil || !strings.Contains(err.Error(), "TOKEN_BUDGET_PER_USER")):
 			t.Errorf("TOKEN_BUDGET_PER_USER=%q: error %v, want one naming the setting", c.perUser, err)

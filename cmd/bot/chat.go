@@ -9,7 +9,6 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
-	"github.com/switchboard/switchboard/bot/console"
 )
 
 // chat is a console conversation: every question goes to the same thread,
@@ -25,10 +24,7 @@ func (m *Main) chat(ctx context.Context, app *App, args []string) error {
 		id = "console-" + time.Now().UTC().Format("20060102-150405")
 	}
 	fmt.Fprintf(m.Stdout, "Switchboard (thread %s). Ask a question; \"exit\" or Ctrl-D ends.\n", id)
-	p := console.NewProgress(m.Stdout, console.IsTerminal(m.Stdout))
-	if console.IsTerminal(m.Stdout) {
-		p.StreamTo(m.Stdout) // people read the answer as it is written
-	}
+	p := m.progress(m.Stdout)
 	in := bufio.NewScanner(m.Stdin)
 	in.Buffer(make([]byte, 64*1024), 1024*1024) // long pasted questions get the agent's message, not a scanner error
 	for {
@@ -54,8 +50,6 @@ func (m *Main) chat(ctx context.Context, app *App, args []string) error {
 			fmt.Fprintln(m.Stdout, "!", userError(err))
 			continue
 		}
-		final := bot.Present(text, res)
-		p.Settle(final.Answer) // a draft the check rewrote gives way to the answer
-		console.Print(m.Stdout, final, p.Details(), p.Streamed())
+		m.printAnswer(p, text, res)
 	}
 }

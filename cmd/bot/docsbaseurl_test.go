@@ -4,38 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/sqlite"
 )
-
-func TestDocsBaseURLSetting(t *testing.T) {
-	for value, wantErr := range map[string]string{
-		"": "",
-		"https://github.com/acme/handbook/blob/main/": "",
-		"http://docs.internal:8080/kb":                "",
-		"github.com/acme/handbook":                    "not an http(s) URL",
-		"javascript:alert(1)//":                       "not an http(s) URL",
-		"https://docs.example.com/?ref=main":          "query or fragment",
-		"https://docs.example.com/#top":               "query or fragment",
-		"https://bot:secret@docs.example.com/":        "user name",
-	} {
-		_, err := LoadConfig(func(name string) string {
-			if name == "DOCS_BASE_URL" {
-				return value
-			}
-			return map[string]string{"SWITCHBOARD_DATA_DIR": t.TempDir()}[name]
-		})
-		switch {
-		case wantErr == "" && err != nil:
-			t.Errorf("DOCS_BASE_URL=%q: %v", value, err)
-		case wantErr != "" && (err == nil || !strings.Contains(err.Error(), "DOCS_BASE_URL") || !strings.Contains(err.Error(), wantErr)):
-			t.Errorf("DOCS_BASE_URL=%q: error %v, want one saying %q", value, err, wantErr)
-		}
-	}
-}
 
 // switchboard ingest links the files to DOCS_BASE_URL, and what the retriever
 // returns carries the link and the section.

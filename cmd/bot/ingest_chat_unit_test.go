@@ -15,34 +15,6 @@ import (
 	"github.com/switchboard/switchboard/llm/llmtest"
 )
 
-func TestIngestConfigValidation(t *testing.T) {
-	for env, want := range map[string]string{
-		"GRAPH_EXTRACT=sometimes":  "GRAPH_EXTRACT",
-		"GRAPH_LABELS=bad label!":  "GRAPH_LABELS",
-		"GRAPH_RELATIONS=,":        "GRAPH_RELATIONS",
-		"INGEST_MAX_FILE_MB=0":     "INGEST_MAX_FILE_MB",
-		"INGEST_ADMINS=teams:U1":   "INGEST_ADMINS",
-		"INGEST_ADMINS=slack:U1,7": "",
-	} {
-		k, v, _ := strings.Cut(env, "=")
-		_, err := LoadConfig(func(name string) string {
-			if name == k {
-				return v
-			}
-			if name == "SWITCHBOARD_DATA_DIR" {
-				return t.TempDir()
-			}
-			return ""
-		})
-		switch {
-		case want == "" && err != nil:
-			t.Errorf("%s: %v", env, err)
-		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-			t.Errorf("%s: err = %v, want one naming %s", env, err, want)
-		}
-	}
-}
-
 // The adapters hear the Service's refusals in package bot's words.
 func TestChatPortErrors(t *testing.T) {
 	for err, want := range map[error]error{chat.ErrNotAdmin: bot.ErrNotAdmin, chat.ErrIngestRunning: bot.ErrIngestRunning, chat.ErrClosed: chat.ErrClosed} {

@@ -232,8 +232,7 @@ func TestSlackTokenKinds(t *testing.T) {
 		{"xoxb-1-secret", "xapp-1-secret", nil},
 	}
 	for _, c := range cases {
-		env := map[string]string{"SLACK_BOT_TOKEN": c.bot, "SLACK_APP_TOKEN": c.app, "SLACK_SIGNING_SECRET": "s", "SWITCHBOARD_DATA_DIR": "/tmp"}
-		_, err := LoadConfig(func(k string) string { return env[k] })
+		_, err := loadConfig(t, map[string]string{"SLACK_BOT_TOKEN": c.bot, "SLACK_APP_TOKEN": c.app, "SLACK_SIGNING_SECRET": "s"})
 		switch {
 		case c.want == nil && err != nil:
 			t.Errorf("bot %q app %q refused: %v", c.bot, c.app, err)

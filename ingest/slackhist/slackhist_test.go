@@ -13,10 +13,7 @@ import (
 // labels and URLs for links, the bot's own messages and questions to it
 // left out, permalinks as Slack makes them.
 func TestMessages(t *testing.T) {
-	fake := slacktest.NewServer()
-	defer fake.Close()
-	fake.AddChannel("C1", "general", false)
-	fake.AddUser("U1", "Alice")
+	fake, s := fakeSlack(t, "general")
 	fake.AddUser("U2", "Bob")
 	at := time.Date(2024, 2, 3, 10, 0, 0, 0, time.UTC)
 	fake.PostAt("C1", "U1", "ask <@U2> about <https://example.com/doc|the doc> in <#C9|random> &amp; <mailto:a@b.c>", at)
@@ -24,10 +21,6 @@ func TestMessages(t *testing.T) {
 	fake.PostAt("C1", "U2", "<@"+fake.BotUserID+"> what is our refund policy?", at.Add(2*time.Second))
 	reply := fake.ReplyAt("C1", fake.PostAt("C1", "U2", "a thread", at.Add(3*time.Second)), "U1", "a reply", at.Add(4*time.Second))
 
-	s, err := New(Config{BotToken: fake.BotToken, APIURL: fake.APIURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	ch, err := s.Channel(ctx, "C1")
 	if err != nil || ch.Name != "general" || ch.Workspace != fake.TeamID || ch.Private {
@@ -57,4 +50,19 @@ func TestMessages(t *testing.T) {
 	if _, _, err := s.Replies(ctx, ch, "1.000001"); err != chat.ErrNotFound {
 		t.Errorf("a missing thread: %v", err)
 	}
+}
+
+// fakeSlack starts a fake Slack with a public channel C1 of that name and
+// Alice (U1) in it, and returns it with a Source that reads it.
+func fakeSlack(t *testing.T, channel string) (*slacktest.Server, *Source) {
+	t.Helper()
+	fake := slacktest.NewServer()
+	t.Cleanup(fake.Close)
+	fake.AddChannel("C1", channel, false)
+	fake.AddUser("U1", "Alice")
+	s, err := New(Config{BotToken: fake.BotToken, APIURL: fake.APIURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake, s
 }

@@ -126,13 +126,3 @@ func Format(nums []int) string {
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
-
-// Link rewrites each [n] of Markdown md with a URL in urls as link(label,
-// url), outside code blocks and inline code, for the platforms where a
-// citation can be a link. A caller that has md read (Text) links that.
-func Link(md string, urls map[int]string, link func(label, url string) string) string {
-	if len(urls) == 0 {
-		return md
-	}
-	return Read(md).Link(urls, link)
-}

@@ -101,13 +101,3 @@ func FuzzParse(f *testing.F) {
 func nonSpace(s string) int {
 	return len(s) - strings.Count(s, " ")
 }
-
-func TestLink(t *testing.T) {
-	urls := map[int]string{1: "https://a.example"}
-	link := func(label, url string) string { return "<" + url + "|" + label + ">" }
-	in := "One [1], two [2], none [3].\n`code [1]`\n```\n[1] in a block\n```\nAfter [1]"
-	want := "One <https://a.example|[1]>, two [2], none [3].\n`code [1]`\n```\n[1] in a block\n```\nAfter <https://a.example|[1]>"
-	if got := Link(in, urls, link); got != want {
-		t.Errorf("got:\n%s\nwant:\n%s", got, want)
-	}
-}

@@ -7,18 +7,21 @@ import (
 	"github.com/switchboard/switchboard/internal/markdown"
 )
 
-// Text is an answer's Markdown read once: its lines, in a code block or
-// not, and the citations of the lines outside code blocks and inline code.
-// The agent counts and renumbers an answer's citations on it and the
-// presenter links them, without scanning the answer again for each.
+// Text is an answer's Markdown read once: its lines, each with its place
+// in the fenced code blocks, and the citations of the lines outside code
+// blocks and inline code. The agent counts and renumbers an answer's
+// citations on it; the presenter hands it, read, to the renderers, which
+// translate it line by line and link its citations without scanning the
+// answer again for either.
 type Text struct {
 	Lines []Line
 }
 
-// Line is one line of a Text: in a code block (Code, with its fences),
-// where "[1]" is text, or cut into text and citations.
+// Line is one line of a Text: a fence or a line of a code block, where
+// "[1]" is text, or a line outside code (markdown.Text), cut into text and
+// citations.
 type Line struct {
-	Code  bool
+	Kind  markdown.Kind
 	Parts []Part
 }
 
@@ -38,13 +41,12 @@ func Read(md string) Text {
 	t := Text{Lines: make([]Line, len(raw))}
 	var fences markdown.Scanner
 	for i, line := range raw {
+		kind := fences.Line(line)
 		switch {
-		case fences.Line(line) != markdown.Text:
-			t.Lines[i] = Line{Code: true, Parts: []Part{{Text: line}}}
-		case strings.Contains(line, "["):
+		case kind == markdown.Text && strings.Contains(line, "["):
 			t.Lines[i] = Line{Parts: parts(line)}
 		default:
-			t.Lines[i] = Line{Parts: []Part{{Text: line}}}
+			t.Lines[i] = Line{Kind: kind, Parts: []Part{{Text: line}}}
 		}
 	}
 	return t
@@ -52,16 +54,12 @@ func Read(md string) Text {
 
 // String is the Markdown t was read from, or what Renumber made of it.
 func (t Text) String() string {
-	var b strings.Builder
-	for i, l := range t.Lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		for _, p := range l.Parts {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
+	return t.Link(nil, nil)
+}
+
+// String is the line as written.
+func (l Line) String() string {
+	return l.Link(nil, nil)
 }
 
 // Each calls f with the numbers of each citation, in order.
@@ -85,7 +83,7 @@ func (t Text) Renumber(renumber func([]int) []int) Text {
 	out := Text{Lines: make([]Line, len(t.Lines))}
 	for i, l := range t.Lines {
 		out.Lines[i] = l
-		if !l.Code && slices.ContainsFunc(l.Parts, func(p Part) bool { return p.Nums != nil }) {
+		if l.Kind == markdown.Text && slices.ContainsFunc(l.Parts, func(p Part) bool { return p.Nums != nil }) {
 			out.Lines[i] = Line{Parts: renumberLine(l.Parts, renumber)}
 		}
 	}
@@ -139,23 +137,37 @@ func renumberLine(parts []Part, renumber func([]int) []int) []Part {
 // has a URL in urls as link("[n]", url), for the platforms where a
 // citation can be a link.
 func (t Text) Link(urls map[int]string, link func(label, url string) string) string {
-	if len(urls) == 0 {
-		return t.String()
-	}
 	var b strings.Builder
 	for i, l := range t.Lines {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		for _, p := range l.Parts {
-			if u, ok := urls[single(p)]; ok && single(p) > 0 {
+		l.write(&b, urls, link)
+	}
+	return b.String()
+}
+
+// Link is Text.Link of one line, for a renderer that translates an answer
+// line by line.
+func (l Line) Link(urls map[int]string, link func(label, url string) string) string {
+	if len(l.Parts) == 1 && l.Parts[0].Nums == nil {
+		return l.Parts[0].Text // most lines: no copy
+	}
+	var b strings.Builder
+	l.write(&b, urls, link)
+	return b.String()
+}
+
+func (l Line) write(b *strings.Builder, urls map[int]string, link func(label, url string) string) {
+	for _, p := range l.Parts {
+		if n := single(p); n > 0 {
+			if u, ok := urls[n]; ok {
 				b.WriteString(link(p.Text, u))
 				continue
 			}
-			b.WriteString(p.Text)
 		}
+		b.WriteString(p.Text)
 	}
-	return b.String()
 }
 
 // single is the number of a citation written "[n]", 0 for any other part.

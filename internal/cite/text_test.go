@@ -3,6 +3,8 @@ package cite
 import (
 	"strings"
 	"testing"
+
+	"github.com/switchboard/switchboard/internal/markdown"
 )
 
 func TestTextLink(t *testing.T) {
@@ -12,6 +14,21 @@ func TestTextLink(t *testing.T) {
 	want := "Refunds <u1|[1]>, cards <u2|[2]>[3], both [1, 2], padded <u1|[01]>.\n`[1]` and ``a ` [1] `` stay code; a link [1](x) stays text.\n```\n[1]\n```\n[3] has no URL."
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Each line knows its place in the code blocks, as markdown.Scanner
+// reads them, so that a renderer needs no scanner of its own.
+func TestReadKinds(t *testing.T) {
+	text := Read("A [1].\n~~~go\n[1]\n```\n~~~\nB")
+	want := []markdown.Kind{markdown.Text, markdown.Open, markdown.Code, markdown.Code, markdown.Close, markdown.Text}
+	if len(text.Lines) != len(want) {
+		t.Fatalf("%d lines, want %d", len(text.Lines), len(want))
+	}
+	for i, l := range text.Lines {
+		if l.Kind != want[i] {
+			t.Errorf("line %d (%q) is %v, want %v", i, l.String(), l.Kind, want[i])
+		}
 	}
 }
 
@@ -55,6 +72,12 @@ func FuzzRead(f *testing.F) {
 		}
 		if strings.Count(s, "\n") != len(text.Lines)-1 {
 			t.Errorf("%q: %d lines", s, len(text.Lines))
+		}
+		var fences markdown.Scanner
+		for i, line := range strings.Split(s, "\n") {
+			if k := fences.Line(line); i < len(text.Lines) && text.Lines[i].Kind != k {
+				t.Errorf("%q: line %d is %v, the scanner says %v", s, i, text.Lines[i].Kind, k)
+			}
 		}
 	})
 }
