@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/lexicon"
 )
 
 // relevantShare is the share of the question's keyword weight a document
@@ -80,6 +81,7 @@ func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) 
 
 // keywordMatch is what a text holds of a question's keywords.
 type keywordMatch struct {
+	jargon                     bool     // a specific word found is one no dictionary has: a name, a code, jargon
 	matched                    []string // as written, "refund (as reimbursement)" for a synonym
 	got, total                 float64  // keyword weight found, of all
 	specificGot, specificTotal float64  // the same for the specific words; a synonym counts synonymShare
@@ -112,6 +114,7 @@ func matchKeywords(kws []keyword, set map[string]bool) keywordMatch {
 		m.specific = m.specific || k.weight == 1
 		if countsSpecific {
 			m.specificGot += share
+			m.jargon = m.jargon || (!part && via == "" && !lexicon.Known(k.Lower) && len(lexicon.Lemmas(k.Lower)) == 0 && !strings.Contains(k.Lower, " "))
 		}
 		switch {
 		case via == "":
@@ -130,7 +133,7 @@ func (m keywordMatch) grade() agent.Grade {
 	switch {
 	case len(m.matched) == 0:
 		return agent.Grade{Reason: "shares no keywords with the question"}
-	case m.specificTotal > 0 && m.specificTotal <= 2 && m.specificGot <= specificShare*m.specificTotal:
+	case m.specificTotal > 0 && m.specificTotal <= 2 && !m.enoughSpecific():
 		return agent.Grade{Reason: "mentions only " + listWords(m.matched) + ", too few of the question's specific words"}
 	case m.got >= relevantShare*m.total && (m.specific || m.allGeneric):
 		return agent.Grade{Relevant: true, Reason: "mentions " + listWords(m.matched)}
@@ -188,4 +191,15 @@ func listWords(ws []string) string {
 		return strings.Join(ws[:6], ", ") + fmt.Sprintf(" and %d more", len(ws)-6)
 	}
 	return joinList(ws)
+}
+
+// enoughSpecific reports whether a text holds more than specificShare of
+// the question's specific words, or exactly that share when a word it
+// holds is one no dictionary has: "wilco" or "gotestjsonbuildtext" names
+// the topic more surely than "bridge" or "parental" does.
+func (m keywordMatch) enoughSpecific() bool {
+	if m.jargon {
+		return m.specificGot >= specificShare*m.specificTotal
+	}
+	return m.specificGot > specificShare*m.specificTotal
 }

@@ -56,6 +56,9 @@ func TestGrade(t *testing.T) {
 		{"one of two topics", "What is our parental leave policy?", agent.Document{
 			Title: "Offboarding", Content: "When someone leaves, all access is removed on their last working day.", Route: agent.RouteVector,
 		}, false, "only leave"},
+		{"one of two topics, a word no dictionary has", "What does evictionHard mean for a cluster?", agent.Document{
+			Title: "Node pressure", Content: "Set evictionHard to the memory floor below which pods are evicted.", Route: agent.RouteVector,
+		}, true, "evictionhard"},
 		{"how word is no topic", "How long is a work cycle?", agent.Document{
 			Title: "How we work", Content: "We work in 6-week cycles.", Route: agent.RouteVector,
 		}, true, "cycle"},
