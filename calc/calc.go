@@ -486,6 +486,9 @@ func answerWhole(question string) (answer, reason string, ok bool) {
 	if c, ok := conversion(strings.TrimPrefix(q, "convert ")); ok {
 		return c.answer(), reasonConversion, true
 	}
+	if t, ok := totalOf(q); ok {
+		return t.answer(), reasonArithmetic, true
+	}
 	return "", "", false
 }
 

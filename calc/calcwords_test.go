@@ -123,6 +123,9 @@ func FuzzCalculate(f *testing.F) {
 		"how many minutes is half an hour", "a quarter of an hour in seconds", "two-thirds of ninety",
 		"nine hundred ninety nine trillion nine hundred thousand", "a a a a", "and and", "half of half of 8",
 		"how many", "in in in", "1 and a half and a half days in hours", "twenty-", "-twenty",
+		"four 9-hour days, how many hours total?", "3 days at 7.5 hours, how many hours is that?",
+		"how many minutes is two 45-minute meetings", "9999999999999 9999999999999-hour x, how many years",
+		"at at 5 hours each, how many hours", "-5-hour days, how many hours",
 	} {
 		f.Add(s)
 	}
