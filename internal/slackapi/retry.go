@@ -260,12 +260,3 @@ func Temporary(err error) bool { return Classify(err).Retry }
 // MaybeDone reports whether a call that failed with err may nonetheless
 // have taken effect (see Failure.MaybeDone).
 func MaybeDone(err error) bool { return Classify(err).MaybeDone }
-
-// RetryAfter reports whether err is Slack's 429, and how long it asks to wait.
-func RetryAfter(err error) (time.Duration, bool) {
-	f := Classify(err)
-	if !f.RateLimited || f.RetryAfter < 0 {
-		return 0, false
-	}
-	return f.RetryAfter, true
-}

@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -55,9 +54,7 @@ func RequestKey(path string, body []byte) string {
 // the test, naming its task, with the command that records again.
 type Replay struct {
 	srv *httptest.Server
-	mu  sync.Mutex
-	by  map[string]Exchange
-	hit map[string]int
+	by  map[string]Exchange // read only once served
 }
 
 // NewReplay serves the recording at path until the test ends.
@@ -68,7 +65,7 @@ func NewReplay(t testing.TB, path, rerecord string) *Replay {
 		t.Fatalf("replay: %v (record it: %s)", err, rerecord)
 	}
 	defer f.Close()
-	r := &Replay{by: map[string]Exchange{}, hit: map[string]int{}}
+	r := &Replay{by: map[string]Exchange{}}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -87,10 +84,7 @@ func NewReplay(t testing.TB, path, rerecord string) *Replay {
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		key := RequestKey(req.URL.Path, body)
-		r.mu.Lock()
 		e, ok := r.by[key]
-		r.hit[key]++
-		r.mu.Unlock()
 		if !ok {
 			t.Errorf("replay: the recording has no %s request like this one (task %q); the prompts or parameters changed: record again with %s",
 				req.URL.Path, taskOf(body), rerecord)
@@ -117,20 +111,6 @@ func NewReplay(t testing.TB, path, rerecord string) *Replay {
 
 // URL is the replay server's API root.
 func (r *Replay) URL() string { return r.srv.URL + "/v1" }
-
-// Unused lists the tasks of recorded exchanges no request asked for.
-func (r *Replay) Unused() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for k, e := range r.by {
-		if r.hit[k] == 0 {
-			out = append(out, e.Task)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
 
 // Recorder is a reverse proxy to a real server that writes every
 // exchange to a recording.

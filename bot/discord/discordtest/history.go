@@ -198,12 +198,6 @@ func (s *Server) SendDelete(t testing.TB, guild, channel, id string) {
 	s.Dispatch(t, "MESSAGE_DELETE", map[string]any{"id": id, "channel_id": channel, "guild_id": guild})
 }
 
-// SendCreate dispatches MESSAGE_CREATE for a message of the history.
-func (s *Server) SendCreate(t testing.TB, m Message) {
-	t.Helper()
-	s.Dispatch(t, "MESSAGE_CREATE", m)
-}
-
 // historyREST answers the history routes; ok is false for others. The
 // caller checks the bot token.
 func (s *Server) historyREST(method string, seg []string, q url.Values) (int, any, bool) {

@@ -212,14 +212,6 @@ func (s *Server) DetachFile(channel, ts, file string) {
 	}
 }
 
-// HistoryLen returns the number of messages in a channel, replies
-// included.
-func (s *Server) HistoryLen(channel string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.channel(channel).msgs)
-}
-
 // Permalink is a message's permalink, as chat.getPermalink returns it.
 func (s *Server) Permalink(channel, ts string) string {
 	s.mu.Lock()
