@@ -72,19 +72,14 @@ var leadWords = map[string]string{
 	"where": "where", "wheres": "where", "how": "how",
 }
 
-// leadFillers may come before the question word: "So, who…", "Can you
-// tell me which…", "I'd like to know where…".
-var leadFillers = setOf(`and so then but or ok okay hey hi hello please can could would will you tell me us
-let know do i id want wanted need to like just quick question also now actually sorry btw show give
-find out`)
-
 // selfWords make a question about the asker, which is a matter for the
 // documents: "Whose OK do I need…", "Where can I buy…".
 var selfWords = setOf(`i me my mine myself im ive id`)
 
 // shapeOf finds the sentence of q that opens with a question word, after
-// fillers, and returns its shape. Only the first such sentence counts: in
-// "Our laptop broke. Who supplies the screens?" it is the second.
+// words that name no topic ("So, who…", "Can you tell me which…"; see
+// ownTopic), and returns its shape. Only the first such sentence counts:
+// in "Our laptop broke. Who supplies the screens?" it is the second.
 func shapeOf(q string) shape {
 	for _, sentence := range strings.FieldsFunc(q, func(r rune) bool { return strings.ContainsRune(".?!;:\n", r) }) {
 		toks := words.Tokens(sentence)
@@ -96,7 +91,7 @@ func shapeOf(q string) shape {
 				}
 				return sh
 			}
-			if !leadFillers[t.Lower] {
+			if !words.IsStop(t.Lower) && ownTopic(t.Lower) {
 				break
 			}
 		}
