@@ -225,17 +225,6 @@ func smallTalk(toks []words.Token, padded string) (string, bool) {
 	return "", false
 }
 
-// docWords mark a question about a document even when it has a graph's
-// form: "Which customers are eligible for refunds?" wants the policy
-// (rewrite.go).
-var docWords = setOf(`policy policies procedure process handbook guide guideline eligible
-eligibility rule rules allowed document documentation how`)
-
-// nounMarkers come before a verb's form used as a noun: "new hires", "the
-// purchase", "our supply" (related.go).
-var nounMarkers = setOf(`a an the new our my your their his her its this these those any every each
-some no`)
-
 // graphReason names what a graph question is about: the entities it
 // mentions, or else the kinds of thing it relates.
 func graphReason(entities, nouns []string) string {
