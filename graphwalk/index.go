@@ -2,6 +2,7 @@ package graphwalk
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -43,12 +44,15 @@ type Index struct {
 	all      []*Entity            // every name, in norm order, for fragment search
 	labels   map[string]string    // lower-case label and its singular → label
 	prefixes map[string][]*Entity // the first words of longer names → their entities, for Mentions
+	terms    map[string]string    // words naming a label, relationship type or property key → it (vocab.go)
 }
 
-// NewIndex builds the index of entries. Names are compared in their
-// words.Norm form; a name without any letter or digit is left out.
-func NewIndex(entries []Entry) *Index {
-	idx := &Index{byFirst: map[string][]*Entity{}, labels: map[string]string{}, prefixes: map[string][]*Entity{}}
+// NewIndex builds the index of entries and of the graph's vocabulary:
+// its labels and schema, the relationship types and property keys of the
+// graph (see Term). Names are compared in their words.Norm
+// form; a name without any letter or digit is left out.
+func NewIndex(entries []Entry, schema ...string) *Index {
+	idx := &Index{byFirst: map[string][]*Entity{}, labels: map[string]string{}, prefixes: map[string][]*Entity{}, terms: map[string]string{}}
 	byNorm := map[string]*Entity{}
 	labelSets := map[*Entity]map[string]bool{}
 	for _, en := range entries {
@@ -102,6 +106,17 @@ func NewIndex(entries []Entry) *Index {
 			}
 			return es[i].norm < es[j].norm
 		})
+	}
+	labels := make([]string, 0, len(idx.labels))
+	for _, l := range idx.labels {
+		labels = append(labels, l)
+	}
+	sort.Strings(labels) // the labels first, in a fixed order, so a word names the same one every time
+	for _, l := range slices.Compact(labels) {
+		idx.addTerms(l, true)
+	}
+	for _, n := range schema {
+		idx.addTerms(n, false)
 	}
 	sort.Slice(idx.all, func(i, j int) bool { return idx.all[i].norm < idx.all[j].norm })
 	for _, e := range idx.all { // in norm order, so that a short name's owners do not depend on the entries' order
@@ -314,23 +329,24 @@ type IndexCache struct {
 }
 
 // Get returns the index for version, calling load to read the entries
-// when the cached index is of another version or there is none.
+// and the schema's names (relationship types, property keys) when the
+// cached index is of another version or there is none.
 //
 // Loading happens outside the lock so that a slow load does not stall
 // the callers that still have a current index; two concurrent loads only
 // waste one of them.
-func (c *IndexCache) Get(ctx context.Context, version string, load func(context.Context) ([]Entry, error)) (*Index, error) {
+func (c *IndexCache) Get(ctx context.Context, version string, load func(context.Context) ([]Entry, []string, error)) (*Index, error) {
 	c.mu.Lock()
 	idx, v := c.idx, c.version
 	c.mu.Unlock()
 	if idx != nil && v == version {
 		return idx, nil
 	}
-	entries, err := load(ctx)
+	entries, schema, err := load(ctx)
 	if err != nil {
 		return nil, err
 	}
-	idx = NewIndex(entries)
+	idx = NewIndex(entries, schema...)
 	c.mu.Lock()
 	c.idx, c.version = idx, version
 	c.mu.Unlock()

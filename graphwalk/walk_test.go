@@ -55,11 +55,21 @@ func maps(p map[string]string) map[string]string {
 
 func (s *memStore) EntityIndex(context.Context) (*graphwalk.Index, error) {
 	var es []graphwalk.Entry
+	var schema []string // relationship types and property keys
 	for _, id := range s.ids {
 		n := s.nodes[id]
 		es = append(es, graphwalk.Entry{ID: id, Name: n.Name, Labels: []string{n.Label}})
+		for k := range n.Props {
+			schema = append(schema, k)
+		}
 	}
-	return graphwalk.NewIndex(es), nil
+	for _, f := range s.facts {
+		schema = append(schema, f.Type)
+		for k := range f.Props {
+			schema = append(schema, k)
+		}
+	}
+	return graphwalk.NewIndex(es, schema...), nil
 }
 
 func (s *memStore) NodesByIDs(_ context.Context, ids []string) ([]graphwalk.Node, error) {

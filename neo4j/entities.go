@@ -37,12 +37,15 @@ func (g *Graph) EntityIndex(ctx context.Context) (*graphwalk.Index, error) {
 }
 
 // indexEntries reads every entity's id, name and labels for the index,
-// leaving out Entity and the labels this package reserves ("_…").
-func (g *Graph) indexEntries(ctx context.Context) ([]graphwalk.Entry, error) {
+// leaving out Entity and the labels this package reserves ("_…"), and the
+// schema's other names: the relationship types between entities and the
+// property keys of entities and their relationships, without those this
+// package sets itself.
+func (g *Graph) indexEntries(ctx context.Context) ([]graphwalk.Entry, []string, error) {
 	recs, err := g.read(ctx, `MATCH (n:Entity)
 		RETURN n.id AS id, toString(n.name) AS name, [l IN labels(n) WHERE l <> 'Entity'] AS labels`, nil)
 	if err != nil {
-		return nil, fmt.Errorf("load names: %w", err)
+		return nil, nil, fmt.Errorf("load names: %w", err)
 	}
 	out := make([]graphwalk.Entry, 0, len(recs))
 	for _, r := range recs {
@@ -56,6 +59,24 @@ func (g *Graph) indexEntries(ctx context.Context) ([]graphwalk.Entry, error) {
 			}
 		}
 		out = append(out, e)
+	}
+	schema, err := g.schemaNames(ctx)
+	return out, schema, err
+}
+
+// schemaNames returns the distinct relationship types and property keys
+// of the entities and their relationships.
+func (g *Graph) schemaNames(ctx context.Context) ([]string, error) {
+	recs, err := g.read(ctx, `MATCH (n:Entity) UNWIND keys(n) AS k RETURN DISTINCT k
+		UNION MATCH (:Entity)-[r]->(:Entity) UNWIND [type(r)] + keys(r) AS k RETURN DISTINCT k`, nil)
+	if err != nil {
+		return nil, fmt.Errorf("load schema: %w", err)
+	}
+	var out []string
+	for _, r := range recs {
+		if k, _ := r.Values[0].(string); k != "" && !reservedNodeProps[k] && !reservedEdgeProps[k] {
+			out = append(out, k)
+		}
 	}
 	return out, nil
 }

@@ -189,11 +189,13 @@ func (g *GraphStore) EntityIndex(ctx context.Context) (*graphwalk.Index, error) 
 	return g.names.Get(ctx, version, g.indexEntries)
 }
 
-// indexEntries reads every node's id, name and label for the index.
-func (g *GraphStore) indexEntries(ctx context.Context) ([]graphwalk.Entry, error) {
+// indexEntries reads every node's id, name and label for the index, and
+// the schema's other names: the relationship types and the property keys
+// of nodes and edges.
+func (g *GraphStore) indexEntries(ctx context.Context) ([]graphwalk.Entry, []string, error) {
 	rows, err := g.db.db.QueryContext(ctx, `SELECT id, name, label FROM nodes`)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	var out []graphwalk.Entry
@@ -201,12 +203,36 @@ func (g *GraphStore) indexEntries(ctx context.Context) ([]graphwalk.Entry, error
 		var e graphwalk.Entry
 		var label string
 		if err := rows.Scan(&e.ID, &e.Name, &label); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if label != "" {
 			e.Labels = []string{label}
 		}
 		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	schema, err := g.schemaNames(ctx)
+	return out, schema, err
+}
+
+// schemaNames returns the distinct relationship types and property keys.
+func (g *GraphStore) schemaNames(ctx context.Context) ([]string, error) {
+	rows, err := g.db.db.QueryContext(ctx, `SELECT DISTINCT type FROM edges
+		UNION SELECT DISTINCT j.key FROM nodes, json_each(nodes.props) AS j
+		UNION SELECT DISTINCT j.key FROM edges, json_each(edges.props) AS j`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
 	}
 	return out, rows.Err()
 }

@@ -135,6 +135,14 @@ func TestStore(t *testing.T, s graphwalk.Store) {
 		if es := idx.Match("Jane Doe and Berlin"); len(es) != 2 || fmt.Sprint(es[0].IDs, es[0].Labels) != "[jane] [Person]" {
 			t.Errorf("Match gave %+v", es)
 		}
+		// The schema's words: labels, relationship types, property keys
+		// of nodes and edges; not the fields every node has.
+		for w, want := range map[string]string{"customers": "Customer", "managed": "MANAGES", "located": "LOCATED_IN",
+			"role": "role", "tier": "tier", "source": "", "name": ""} {
+			if got, ok := idx.Term(w); got != want || ok != (want != "") {
+				t.Errorf("Term(%q) = %q, %v; want %q", w, got, ok, want)
+			}
+		}
 	})
 
 	t.Run("NodesByIDs", func(t *testing.T) {

@@ -1,24 +1,31 @@
 package offline
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/switchboard/switchboard/graphwalk"
 	"github.com/switchboard/switchboard/kb/words"
+	"github.com/switchboard/switchboard/lexicon"
 )
 
-// The router's reading of relational questions that share no relation
-// word with the graph's edges: "Who makes Chai?", "Where do we get Tofu
-// from?", "Which company is behind Ikura?". What makes such a question
-// relational is its form together with a name the graph knows: it opens
-// by asking for a party (who, which company, which customers), for what
-// passes between parties (what X buys, gets from us), for where a thing
-// comes from, for the category a thing is filed under, or for a property
-// the graph keeps (revenue, price, country). A question that merely
-// mentions a product ("How long is the warranty on the Beacon T1?") has
-// none of these forms, and one about the asker or a document topic ("Who
-// do I ask about a refund for the Lumen Gateway?") stays with the
-// documents.
+// The router's reading of questions about the knowledge graph. A
+// question is about the graph when it asks (who, which, what, where, how)
+// about what the graph holds, in the graph's own words, and about nothing
+// else:
+//   - it names an entity of the graph, and uses a word of the graph's
+//     schema (a label, relationship type or property key,
+//     graphwalk.Index.Term: "Who supplies Chai?", "What is the unit price
+//     of Côte de Blaye?") or no word of a topic of its own ("Who makes
+//     Geitost?", "Where do we get Gravad lax from?", "Which section is
+//     Tunnbröd in?");
+//   - or it names no entity but uses the schema's words with another of
+//     them or a name, and no word of a topic of its own ("Which products
+//     have been discontinued?", "Which suppliers are based in Japan?").
+// A word of a topic of its own is a noun the schema does not name ("How
+// long is the warranty on the Beacon T1?", "Which customers are eligible
+// for refunds?"). A question about the asker ("Who do I ask about a
+// refund for Chai?") stays with the documents.
 
 // mentioned returns the graph entities a question names, in full or by
 // a short name (Index.Mentions). A one-word name written in lower case in
@@ -65,19 +72,14 @@ var leadWords = map[string]string{
 	"where": "where", "wheres": "where", "how": "how",
 }
 
-// leadFillers may come before the question word: "So, who…", "Can you
-// tell me which…", "I'd like to know where…".
-var leadFillers = setOf(`and so then but or ok okay hey hi hello please can could would will you tell me us
-let know do i id want wanted need to like just quick question also now actually sorry btw show give
-find out`)
-
 // selfWords make a question about the asker, which is a matter for the
 // documents: "Whose OK do I need…", "Where can I buy…".
 var selfWords = setOf(`i me my mine myself im ive id`)
 
 // shapeOf finds the sentence of q that opens with a question word, after
-// fillers, and returns its shape. Only the first such sentence counts: in
-// "Our laptop broke. Who supplies the screens?" it is the second.
+// words that name no topic ("So, who…", "Can you tell me which…"; see
+// ownTopic), and returns its shape. Only the first such sentence counts:
+// in "Our laptop broke. Who supplies the screens?" it is the second.
 func shapeOf(q string) shape {
 	for _, sentence := range strings.FieldsFunc(q, func(r rune) bool { return strings.ContainsRune(".?!;:\n", r) }) {
 		toks := words.Tokens(sentence)
@@ -89,7 +91,7 @@ func shapeOf(q string) shape {
 				}
 				return sh
 			}
-			if !leadFillers[t.Lower] {
+			if !words.IsStop(t.Lower) && ownTopic(t.Lower) {
 				break
 			}
 		}
@@ -97,140 +99,90 @@ func shapeOf(q string) shape {
 	return shape{}
 }
 
-// Vocabulary of relational questions, by stem unless said otherwise.
-var (
-	// partyNouns, right after which/what, ask for a party: "Which
-	// company is behind Ikura?"
-	partyNouns = stemsOf(`company companies firm business vendor supplier customer client partner
-manufacturer maker producer brand provider distributor people person organisation organization
-employee staff colleague manager rep representative team department`)
-	// transferVerbs state that something passes between parties: "What
-	// has Lazy K bought?", "Who hosts Brightline Cloud?". Lowercase forms.
-	transferVerbs = setOf(`buy buys buying bought purchase purchases purchased purchasing order orders
-ordered ordering supply supplies supplied supplying sell sells selling sold make makes making made
-manufacture manufactures manufactured produce produces produced ship ships shipped deliver delivers
-delivered distribute distributes distributed host hosts hosted hosting pay pays paying paid use uses
-used using`)
-	// receiveVerbs do so only with "from": "What do we get from
-	// Norrland?", not "What do customers get with Brightline Cloud?".
-	receiveVerbs = setOf(`get gets getting got gotten receive receives received take takes took have has had`)
-	// sourceVerbs, after "where", ask where a thing comes from.
-	sourceVerbs = setOf(`get gets got buy buys bought source sources sourced come comes make makes made
-manufacture manufactured produce produced order ordered supply supplied purchase purchased ship
-shipped import imported`)
-	// classPhrases ask what a thing is filed under: "What kind of food is
-	// Konbu filed under?"
-	classPhrases = []string{
-		"kind of", "type of", "sort of", "filed under", "listed under", "part of", "belong to",
-		"belongs to", "fall under", "falls under", "come under", "comes under", "categor*", "classif*",
+// isGraph reports whether a question asks about the knowledge graph (see
+// the comment at the top of the file), and says what about.
+func isGraph(q, padded string, ents []*graphwalk.Entity, idx *graphwalk.Index) (string, bool) {
+	sh := shapeOf(q)
+	if sh.lead == "" || sh.self || hasAny(padded, generalPhrases) {
+		return "", false
 	}
-	// attributeWords name properties a graph keeps of its entities:
-	// "What is the revenue of Mapleridge Health?", "Where is Kestrel
-	// based?". Lowercase forms.
-	attributeWords = setOf(`revenue revenues turnover sales price prices priced cost costs title role job
-country region tier contact phone email address city based located headquartered headquarters stock
-units discontinued`)
-	// superlatives rank a label's entities: "Which employee has the
-	// highest sales?" Lowercase forms.
-	superlatives = setOf(`highest most largest biggest top best lowest fewest least smallest cheapest`)
-	// rankWords are the ranking words of topN that cannot mean
-	// "important", so they rank any label: "top 3 products".
-	rankWords = setOf(`top biggest largest highest best`)
-	// docTopics, with docWords, mark a question about what the documents
-	// govern, however relational its form: "Who approves a refund for
-	// Halvorsen Freight?"
-	docTopics = stemsOf(`warranty guarantee refund return repair replace replacement manual instruction
-install setup configure reset troubleshoot firmware sla uptime outage downtime discount allowance
-limit cap maximum minimum deadline notice approve approval retention retain delete backup privacy
-gdpr compliance incident breach vulnerability expense reimburse travel leave vacation holiday
-benefit salary bonus insurance pension password`)
-)
-
-// entityCue reports whether a question that names a known entity has the
-// form of a relational question (see the comment at the top of the file).
-func entityCue(sh shape, toks []words.Token, padded string, idx *graphwalk.Index) bool {
-	if sh.lead == "" || sh.self || docTopic(toks) || hasAny(padded, generalPhrases) {
-		return false
-	}
-	switch sh.lead {
-	case "who": // "Who makes Chai?", "Who looks after the Tallis account?"
-		return true
-	case "which", "what":
-		return asksParty(sh.next, idx) || hasAny(padded, classPhrases) || transfers(toks) || attribute(toks)
-	case "where": // "Where do we get Tofu from?", "Where is Kestrel based?"
-		return anyLower(toks, sourceVerbs) || attribute(toks)
-	case "how": // "How many units of Chai has Alfreds bought?", "How much does the Lumen Gateway cost?"
-		return len(sh.next) > 0 && (sh.next[0].Lower == "many" || sh.next[0].Lower == "much") &&
-			(transfers(toks) || attribute(toks))
-	}
-	return false
-}
-
-// labelCue reports whether a question that names no entity asks which
-// entities of a label have a property: "Which products have been
-// discontinued?", "Which employee has the highest sales?"
-func labelCue(sh shape, toks []words.Token, idx *graphwalk.Index) bool {
-	if (sh.lead != "which" && sh.lead != "what") || sh.self || docTopic(toks) {
-		return false
-	}
-	if !namesLabel(sh.next, idx) {
-		return false
-	}
-	return attribute(toks) || anyLower(toks, superlatives)
-}
-
-// asksParty reports whether the words right after which/what ask for a
-// party or for entities of a label: "which company", "what category",
-// "which of the customers".
-func asksParty(next []words.Token, idx *graphwalk.Index) bool {
-	for _, t := range next[:min(len(next), 3)] {
-		if partyNouns[t.Stem] || relationNouns[t.Stem] {
-			return true
+	named := map[string]bool{}
+	for _, e := range ents {
+		for _, w := range strings.Fields(words.Norm(e.Name)) {
+			named[w] = true
 		}
 	}
-	return namesLabel(next, idx)
-}
-
-// namesLabel reports whether one of the first three words names a label
-// of the graph ("customers" → Customer).
-func namesLabel(next []words.Token, idx *graphwalk.Index) bool {
-	for _, t := range next[:min(len(next), 3)] {
-		if _, ok := idx.Label(t.Lower); ok {
-			return true
+	var labels []string
+	terms, names, content, topic := 0, 0, 0, false
+	for i, t := range sh.next {
+		w := t.Lower
+		if words.IsStop(w) || named[w] {
+			continue
+		}
+		content++
+		term, isTerm := idx.Term(w)
+		switch {
+		case isTerm:
+			terms++
+			if l, ok := idx.Label(term); ok && !slices.Contains(labels, plural(strings.ToLower(l))) {
+				labels = append(labels, plural(strings.ToLower(l)))
+			}
+		case (words.IsDigits(w) || isA(w, "integer")) && isLabel(idx, next(sh.next, i)): // "top 3 customers"
+			names++
+		case t.Text != w && !sentenceStart(q, t.Text):
+			names++
+		case i == 0 && len(ents) > 0 && (sh.lead == "which" || sh.lead == "what"):
+			// Right after which or what, a word names the kind of thing
+			// asked for about an entity: "which company", "what beers".
+		default:
+			// Before a word of the schema, a noun says which one: "sales
+			// revenue".
+			_, modifier := idx.Term(next(sh.next, i))
+			topic = topic || ownTopic(w) && !modifier
 		}
 	}
-	return false
+	// With no entity, a word of the schema needs another, or a name, or
+	// to be all that is asked ("Who are our suppliers?").
+	alone := len(labels) == 1 && terms == 1 && names == 0 && content == 1
+	if len(ents) > 0 && topic && terms == 0 || len(ents) == 0 && (topic || terms == 0 || terms+names < 2 && !alone) {
+		return "", false
+	}
+	ns := make([]string, len(ents))
+	for i, e := range ents {
+		ns[i] = e.Name
+	}
+	return graphReason(ns, labels), true
 }
 
-// transfers reports whether a question says that something passes
-// between parties: a transfer verb, or a receiving verb with "from".
-func transfers(toks []words.Token) bool {
-	from := false
-	for _, t := range toks {
-		from = from || t.Lower == "from"
-	}
-	return anyLower(toks, transferVerbs) || (from && anyLower(toks, receiveVerbs))
+// isLabel reports whether w names a label of the graph, in any of its
+// forms ("clients" names Customer).
+func isLabel(idx *graphwalk.Index, w string) bool {
+	term, _ := idx.Term(w)
+	_, ok := idx.Label(term)
+	return ok
 }
 
-func attribute(toks []words.Token) bool { return anyLower(toks, attributeWords) }
-
-// docTopic reports whether a question names something the documents
-// govern: a policy, a warranty, a refund, an allowance. "How", a document
-// word for the older rules ("how do I…"), is a question word here.
-func docTopic(toks []words.Token) bool {
-	for _, t := range toks {
-		if docTopics[t.Stem] || (docWords[t.Lower] && t.Lower != "how") {
-			return true
-		}
+// next returns the lowercase word after toks[i], or "".
+func next(toks []words.Token, i int) string {
+	if i+1 < len(toks) {
+		return toks[i+1].Lower
 	}
-	return false
+	return ""
 }
 
-func anyLower(toks []words.Token, set map[string]bool) bool {
-	for _, t := range toks {
-		if set[t.Lower] {
-			return true
-		}
+// ownTopic reports whether a question word names a topic of its own: a
+// word WordNet knows only as a noun ("warranty", "refund"), or does not
+// know ("uptime"), not a verb, adjective or adverb that could state a
+// relation or a property.
+func ownTopic(w string) bool {
+	return !can(w, lexicon.Verb) && !usually(w, lexicon.Adj, lexicon.Adv)
+}
+
+// plural writes a label in the plural for a reason: "supplier" →
+// "suppliers", "category" → "categories".
+func plural(stem string) string {
+	if strings.HasSuffix(stem, "y") {
+		return strings.TrimSuffix(stem, "y") + "ies"
 	}
-	return false
+	return stem + "s"
 }

@@ -128,6 +128,11 @@ func vague(w string) bool {
 	return false
 }
 
+// nounMarkers come before a verb's form used as a noun: "new hires", "the
+// purchase", "our supply".
+var nounMarkers = setOf(`a an the new our my your their his her its this these those any every each
+some no`)
+
 // chattyAt reports whether the question's word toks[i] is one a document
 // need not repeat for a sentence to answer it: a verb, adjective or adverb
 // in its usual use ("goes", "spins", "actually"), or a vague word. The

@@ -139,6 +139,11 @@ func (b *Brain) rewriteRoute(ctx context.Context, question string, req agent.Rew
 	return req.Route, "", nil
 }
 
+// docWords mark a question about a document even when it has a graph's
+// form: "Which customers are eligible for refunds?" wants the policy.
+var docWords = setOf(`policy policies procedure process handbook guide guideline eligible
+eligibility rule rules allowed document documentation how`)
+
 // aboutDocuments reports whether a question speaks of what documents say
 // (a policy, a procedure, who is eligible or allowed, how something is
 // done): words that make a graph-shaped question ("Which customers are

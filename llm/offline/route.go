@@ -6,7 +6,6 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/calc"
-	"github.com/switchboard/switchboard/graphwalk"
 	"github.com/switchboard/switchboard/kb/words"
 )
 
@@ -28,11 +27,12 @@ const (
 //     time word with an event word ("announced this week", "released
 //     today") in a question that is not about our own things → web
 //     (currentEvents);
-//  4. a question about relations between entities → graph: who/which with a
-//     relation word ("supplies", "suppliers", "reports to"), a known entity
-//     with a relation word, "top 3 customers", or a name or label of the
-//     graph's entity index in a relational form ("Who makes Chai?",
-//     "Which category is Tofu in?"; see graphcues.go);
+//  4. a question about the graph → graph: it asks (who, which, what, where,
+//     how) about an entity of the graph, or about a label of it with
+//     another of its terms or a name, in the graph's own words (its
+//     labels, relationship types and property keys, graphwalk.Index.Term),
+//     and nothing else ("Who makes Chai?", "Which category is Tofu in?",
+//     "Which products have been discontinued?"; see graphcues.go);
 //  5. a time word with a name of someone else ("Is PagerDuty down right
 //     now?") → web;
 //  6. a general-knowledge question ("Who wrote Hamlet?", "What is the
@@ -82,7 +82,7 @@ func (b *Brain) route(ctx context.Context, question string, evident bool) (agent
 		return agent.RouteDecision{}, false, err
 	}
 	ents := mentioned(q, toks, idx)
-	if reason, ok := isGraph(q, toks, lower, ents, idx); ok && (len(ents) > 0 || !evident) {
+	if reason, ok := isGraph(q, lower, ents, idx); ok && (len(ents) > 0 || !evident) {
 		return decided(agent.RouteGraph, reason)
 	}
 	if nowAboutOthers(q, toks, lower) {
@@ -223,123 +223,6 @@ func smallTalk(toks []words.Token, padded string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// Relation vocabulary, by stem. Verbs state a relation ("supplies"); nouns
-// name one side of it ("suppliers").
-var (
-	relationVerbs = stemsOf(`connect supply buy purchase own manage depend relate sell integrate
-partner employ hire subcontract distribute ship`)
-	relationPhrases = []string{
-		"works with", "work with", "working with", "reports to", "report to", "reporting to",
-		"works for", "work for", "belongs to", "sold to", "supplied by", "owned by", "managed by",
-		"used by", "connected to", "linked to", "related to", "depends on", "depend on", "buys from",
-	}
-	relationNouns = stemsOf(`supplier customer client vendor partner owner manager subsidiary
-dependency relationship relation connection distributor shipper reseller`)
-	// docWords mark a question about a document even when it names a
-	// relation: "Which customers are eligible for refunds?" wants the policy.
-	docWords = setOf(`policy policies procedure process handbook guide guideline eligible
-eligibility rule rules allowed document documentation how`)
-	topWords = setOf(`top biggest largest main major best key`)
-	// nounMarkers come before a relation verb's form used as a noun: "new
-	// hires", "the purchase", "our supply".
-	nounMarkers = setOf(`a an the new our my your their his her its this these those any every each
-some no`)
-)
-
-// isGraph reports whether a question asks about relations between
-// entities, and says which. It is a graph question when
-//   - it opens with who/which/what and has a relation verb ("Which
-//     suppliers are connected to…", "What depends on the billing
-//     service?"), unless it is about the asker ("Whose OK do I need
-//     before I buy a laptop?");
-//   - it opens with who/which and names a relation noun ("Who are our
-//     suppliers?"), unless it is about a document (policy, process,
-//     eligibility);
-//   - it names a known entity together with a relation word;
-//   - it asks for the "top N customers" (or suppliers, vendors, or any
-//     label of the graph: "top 3 products");
-//   - it names a known entity and has the form of a relational question
-//     (entityCue): "Who makes Chai?", "What has Tallis got from us?",
-//     "Where do we get Tofu from?", "Which category is Tofu in?", "What is
-//     the revenue of Mapleridge Health?";
-//   - it names a label of the graph and asks which of them has a property
-//     (labelCue): "Which products have been discontinued?".
-func isGraph(q string, toks []words.Token, padded string, ents []*graphwalk.Entity, idx *graphwalk.Index) (string, bool) {
-	var verb, doc bool
-	var nouns []string
-	seenNoun := make(map[string]bool)
-	for i, t := range toks {
-		switch {
-		case relationVerbs[t.Stem] && t.Lower != "own": // "my own laptop" relates nothing
-			verb = verb || i == 0 || !nounMarkers[toks[i-1].Lower]
-		case relationNouns[t.Stem]:
-			if !seenNoun[t.Stem] {
-				seenNoun[t.Stem] = true
-				nouns = append(nouns, plural(t.Stem))
-			}
-		}
-		doc = doc || docWords[t.Lower]
-	}
-	verb = verb || hasAny(padded, relationPhrases)
-	sh := shapeOf(q)
-	wh := sh.lead == "who" || sh.lead == "which"
-	what := sh.lead == "what"
-	top := topN(toks, idx)
-	ok := ((wh || what) && verb && !sh.self) ||
-		(wh && len(nouns) > 0 && !doc) ||
-		(len(ents) > 0 && (verb || len(nouns) > 0)) ||
-		top ||
-		(len(ents) > 0 && entityCue(sh, toks, padded, idx)) ||
-		(len(ents) == 0 && labelCue(sh, toks, idx))
-	if !ok {
-		return "", false
-	}
-	names := make([]string, len(ents))
-	for i, e := range ents {
-		names[i] = e.Name
-	}
-	return graphReason(names, nouns), true
-}
-
-// plural writes a relation noun's stem in the plural for a reason:
-// "supplier" → "suppliers", "dependency" → "dependencies".
-func plural(stem string) string {
-	if strings.HasSuffix(stem, "y") {
-		return strings.TrimSuffix(stem, "y") + "ies"
-	}
-	return stem + "s"
-}
-
-// stemsOf is setOf for stems, so that the lists can be written in plain words.
-func stemsOf(list string) map[string]bool {
-	m := make(map[string]bool)
-	for _, w := range strings.Fields(list) {
-		m[words.Stem(w)] = true
-	}
-	return m
-}
-
-// topN recognises "top 3 customers", "top ten suppliers", "our biggest
-// clients": a ranking word, at most two words, then a relation noun; or a
-// ranking word that cannot mean "important" ("top 3 products", not "key
-// product features") and a word naming one of the graph's labels.
-func topN(toks []words.Token, idx *graphwalk.Index) bool {
-	for i, t := range toks {
-		if !topWords[t.Lower] {
-			continue
-		}
-		for j := i + 1; j < len(toks) && j <= i+3; j++ {
-			if relationNouns[toks[j].Stem] {
-				return true
-			}
-			if _, ok := idx.Label(toks[j].Lower); ok && rankWords[t.Lower] {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // graphReason names what a graph question is about: the entities it

@@ -26,8 +26,9 @@ func (f *fakeNames) EntityIndex(ctx context.Context) (*graphwalk.Index, error) {
 	return f.idx, nil
 }
 
-// namesOf indexes entities written "Label:Name" (or just "Name").
-func namesOf(entities ...string) *fakeNames {
+// namesOf indexes entities written "Label:Name" (or just "Name"), in a
+// graph whose relationship types and property keys are the words of schema.
+func namesOf(schema string, entities ...string) *fakeNames {
 	var entries []graphwalk.Entry
 	for i, e := range entities {
 		label, name, ok := strings.Cut(e, ":")
@@ -36,11 +37,12 @@ func namesOf(entities ...string) *fakeNames {
 		}
 		entries = append(entries, graphwalk.Entry{ID: fmt.Sprintf("n%d", i), Name: name, Labels: []string{label}})
 	}
-	return &fakeNames{idx: graphwalk.NewIndex(entries)}
+	return &fakeNames{idx: graphwalk.NewIndex(entries, strings.Fields(schema)...)}
 }
 
 func testBrain() *Brain {
-	return New(namesOf("Customer:Acme Corp", "Customer:Globex", "Customer:Initech", "System:billing service"))
+	return New(namesOf("SUPPLIES BUYS DEPENDS_ON REPORTS_TO revenue",
+		"Customer:Acme Corp", "Customer:Globex", "Customer:Initech", "System:billing service", "Supplier:Hooli", "Employee:Maria"))
 }
 
 func TestRoute(t *testing.T) {
@@ -131,11 +133,14 @@ func TestRoute(t *testing.T) {
 }
 
 func TestRouteWithoutEntities(t *testing.T) {
-	// No matcher, and a failing one: the words alone decide.
+	// Without a graph, or with one that cannot be read, nothing says a
+	// question is about it: its words alone are no evidence.
 	for _, b := range []*Brain{New(nil), New(&fakeNames{err: errors.New("graph down")})} {
-		got, err := b.Route(context.Background(), "Which suppliers are connected to our top 3 customers?")
-		if err != nil || got.Route != agent.RouteGraph {
-			t.Errorf("Route = %v, %v; want graph", got, err)
+		for _, q := range []string{"Which suppliers are connected to our top 3 customers?", "Who supplies Chai?", "Which products have been discontinued?"} {
+			got, err := b.Route(context.Background(), q)
+			if err != nil || got.Route != agent.RouteVector {
+				t.Errorf("Route(%q) = %v, %v; want vector", q, got, err)
+			}
 		}
 	}
 }
