@@ -353,6 +353,14 @@ func (c *IndexCache) Get(ctx context.Context, version string, load func(context.
 	return idx, nil
 }
 
+// Last returns the index last loaded, whatever its version, or nil: what
+// a store that cannot read its graph's version knew of it.
+func (c *IndexCache) Last() *Index {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.idx
+}
+
 // Reset drops the cached index, for a store that has just written the
 // graph and knows the index is stale before its version says so.
 func (c *IndexCache) Reset() {

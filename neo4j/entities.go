@@ -27,10 +27,17 @@ func (g *Graph) MatchEntities(ctx context.Context, text string) ([]string, error
 }
 
 // EntityIndex returns the index of entity names and labels, reloading it
-// when the graph's version has changed since it was built.
+// when the graph's version has changed since it was built. While the
+// graph cannot be reached it returns the index last loaded, if any: the
+// router still knows the graph's names and words, so a question about
+// the graph goes there and its asker is told the graph is unavailable,
+// instead of being answered from documents that do not hold it.
 func (g *Graph) EntityIndex(ctx context.Context) (*graphwalk.Index, error) {
 	version, err := g.version(ctx)
 	if err != nil {
+		if last := g.names.Last(); last != nil && ctx.Err() == nil {
+			return last, nil
+		}
 		return nil, err
 	}
 	return g.names.Get(ctx, version, g.indexEntries)

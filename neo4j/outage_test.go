@@ -69,6 +69,9 @@ func TestRetrieverOutage(t *testing.T) {
 		}
 	}
 	answered(t, "before the outage")
+	if _, err := g.EntityIndex(ctx); err != nil { // what the router knows of the graph
+		t.Fatal(err)
+	}
 
 	unavailable := func(t *testing.T, err error) *UnavailableError {
 		t.Helper()
@@ -122,7 +125,7 @@ func TestRetrieverOutage(t *testing.T) {
 	}
 
 	// The agent turns the failure into a message for the asker.
-	a, err := agent.New(agent.Config{Offline: offline.New(nil), Retrievers: map[agent.Route]agent.Retriever{agent.RouteGraph: r}})
+	a, err := agent.New(agent.Config{Offline: offline.New(g), Retrievers: map[agent.Route]agent.Retriever{agent.RouteGraph: r}})
 	if err != nil {
 		t.Fatal(err)
 	}
