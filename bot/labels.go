@@ -38,7 +38,25 @@ const (
 	RewrittenLabel    = "(rewritten to keep to the sources)"
 	// NoteLabel leads a detail told to the asker alone.
 	NoteLabel = "Note:"
+	// ShareLabel is the button under an answer given to the asker alone
+	// (a private /ask) that posts it in the channel; SharedLabel replaces
+	// it once pressed.
+	ShareEmoji, ShareLabel = "📣", "Share in channel"
+	SharedLabel            = "Shared in channel"
+	// AlreadySharedMessage answers a second press of the share button:
+	// an answer is posted in the channel once.
+	AlreadySharedMessage = "This answer is already shared in the channel."
+	// ShareFailedMessage tells the asker that the answer could not be
+	// posted in the channel.
+	ShareFailedMessage = "Sorry, I couldn't share this answer in the channel."
+	// ShareGoneMessage answers a share button whose answer is no longer
+	// at hand.
+	ShareGoneMessage = "This answer can't be shared any more; please ask again."
 )
+
+// AskedBy leads an answer shared in the channel by who asked it (a
+// platform's mention of them).
+func AskedBy(who string) string { return "Asked by " + who }
 
 // MoreSources ends a source list cut at n sources short of its end.
 func MoreSources(n int) string { return fmt.Sprintf("…and %d more", n) }

@@ -161,6 +161,8 @@ type options struct {
 	// are; fake is the fake Discord of another replica, to share.
 	questions questions.Store
 	fake      *discordtest.Server
+	// liked suggests questions for /ask's autocomplete.
+	liked discord.LikedQuestions
 }
 
 // harness is one adapter wired to a fake Discord.
@@ -175,6 +177,7 @@ type harness struct {
 	ret     *retriever
 	fb      *memFeedback
 	url     string // http mode: the adapter's endpoint
+	cfg     discord.Config
 }
 
 func start(t *testing.T, mode string, opt options) *harness {
@@ -210,10 +213,12 @@ func start(t *testing.T, mode string, opt options) *harness {
 		cancel()
 	})
 	h := &harness{t: t, mode: mode, fake: fake, disp: &counting{Dispatcher: d}, ret: ret, fb: fb, abandon: cancel}
-	cfg := discord.Config{Mode: mode, BotToken: fake.Token, AppID: fake.AppID, GuildID: opt.guild, APIURL: fake.APIURL, Log: log}
+	cfg := discord.Config{Mode: mode, BotToken: fake.Token, AppID: fake.AppID, GuildID: opt.guild, APIURL: fake.APIURL, Log: log,
+		Liked: opt.liked}
 	if mode == discord.ModeHTTP {
 		cfg.PublicKey = fake.PublicKey()
 	}
+	h.cfg = cfg
 	h.ad, err = discord.New(cfg, h.disp)
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +326,7 @@ func TestAsk(t *testing.T) {
 	t.Parallel()
 	modes(t, func(t *testing.T, mode string) {
 		h := start(t, mode, options{guild: guild})
-		if cmds := h.fake.Commands(guild); len(cmds) != 1 || cmds[0].Name != "ask" || len(cmds[0].Options) != 1 ||
+		if cmds := h.fake.Commands(guild); len(cmds) != 1 || cmds[0].Name != "ask" || len(cmds[0].Options) != 2 ||
 			cmds[0].Options[0].Name != "question" || !cmds[0].Options[0].Required {
 			t.Fatalf("registered commands: %+v", cmds)
 		}

@@ -1,14 +1,18 @@
-// Package discord is the Discord adapter: it turns /ask commands and
-// @mentions into bot.Incoming questions and renders the presenter's
+// Package discord is the Discord adapter: it turns /ask commands,
+// @mentions and direct messages into bot.Incoming questions and renders the presenter's
 // bot.View as embeds, edited in place as the agent works.
 //
 // Two delivery modes are supported, chosen with Config.Mode:
 //
 //   - "gateway": a discordgo websocket session receives INTERACTION_CREATE
-//     (/ask, feedback buttons) and MESSAGE_CREATE (@mentions, which need the
-//     privileged message-content intent).
+//     (/ask, its autocomplete, buttons) and MESSAGE_CREATE (@mentions, which
+//     need the privileged message-content intent, and direct messages).
 //   - "http": Discord POSTs interactions to Handler, which verifies their
-//     Ed25519 signature. @mentions need the gateway and are not seen.
+//     Ed25519 signature. @mentions and direct messages need the gateway and
+//     are not seen; /ask in a DM is.
+//
+// `/ask private:true` answers the asker alone (ephemeral), with a Share
+// button that posts the answer in the channel once (share.go).
 //
 // In both modes answers are sent over REST: an /ask is acknowledged with a
 // deferred response at once, then its original response is edited; a
@@ -64,6 +68,14 @@ type Config struct {
 	// gateway mode, keeps ingested channels up to date from
 	// MESSAGE_CREATE, MESSAGE_UPDATE and MESSAGE_DELETE (ingest.go).
 	Ingest bot.ChannelIngester
+	// Shares remembers which private answers were shared in their
+	// channel, so that a Share pressed twice (or on two replicas) posts
+	// once; nil: this process's memory. PostgreSQL's chat deliveries
+	// (postgres.Events) keep it across replicas and restarts.
+	Shares bot.Deduper
+	// Liked, if set, suggests questions answered well before in the
+	// server as /ask's question is typed (autocomplete).
+	Liked LikedQuestions
 }
 
 // Dispatcher takes questions and feedback; *bot.Dispatcher implements it.
@@ -84,6 +96,10 @@ type Adapter struct {
 	log *slog.Logger
 	s   *discordgo.Session
 	pub ed25519.PublicKey // http mode only
+
+	// shelf keeps the private answers recently given here, for their
+	// Share button (share.go).
+	shelf *shelf
 
 	mu   sync.Mutex
 	self string          // the bot's user id, once known
@@ -157,9 +173,15 @@ func New(cfg Config, d Dispatcher) (*Adapter, error) {
 	// without bound; retry.go retries a few times, ctx-aware, instead.
 	s.ShouldRetryOnRateLimit = false
 	s.StateEnabled = false // the adapter keeps the one fact it needs: its own id
-	s.Identify.Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages | discordgo.IntentsMessageContent
+	// Direct messages are questions too (DIRECT_MESSAGES); a message's
+	// text in a server needs the privileged MESSAGE_CONTENT, in a DM not.
+	s.Identify.Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages | discordgo.IntentsMessageContent |
+		discordgo.IntentsDirectMessages
 
-	a := &Adapter{cfg: cfg, d: d, log: cfg.Log, s: s, pub: pub}
+	if cfg.Shares == nil {
+		cfg.Shares = bot.NewMemoryDeduper(maxShelf * 10)
+	}
+	a := &Adapter{cfg: cfg, d: d, log: cfg.Log, s: s, pub: pub, shelf: newShelf(maxShelf)}
 	if cfg.Mode == ModeGateway {
 		s.AddHandler(guarded(a, "ready", a.onReady))
 		s.AddHandler(guarded(a, "interaction", a.onInteraction))
@@ -179,27 +201,47 @@ func guarded[E any](a *Adapter, what string, h func(*discordgo.Session, E)) func
 	}
 }
 
-// askCommand is the bot's command for questions, /ask question. Bulk
-// overwrite replaces every command of the application (or guild) with the
-// bot's.
-func askCommand() *discordgo.ApplicationCommand {
+// askCommand is the bot's command for questions, /ask question
+// [private]. Registered globally, it is declared for servers, the bot's
+// DMs and other private channels, in a server that installed the bot and
+// for people who installed it for themselves; Discord allows contexts
+// and integration types on global commands only, so a guild's command
+// (global false) is the server's alone. With autocomplete, Discord asks
+// for suggestions as the question is typed.
+func askCommand(global, autocomplete bool) *discordgo.ApplicationCommand {
 	minLen := 1
-	return guildCommand(commandName, "Ask Switchboard a question about our documents, systems and people",
-		discordgo.ApplicationCommandOption{Name: optionName, Description: "Your question", Required: true, MinLength: &minLen, MaxLength: maxQuestion})
+	cmd := command(commandName, "Ask Switchboard a question about our documents, systems and people",
+		discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: optionName,
+			Description: "Your question", Required: true, MinLength: &minLen, MaxLength: maxQuestion, Autocomplete: autocomplete},
+		discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionBoolean, Name: privateOption,
+			Description: "Answer only me (I can share it in the channel after)"})
+	if global {
+		cmd.Contexts = &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild,
+			discordgo.InteractionContextBotDM, discordgo.InteractionContextPrivateChannel}
+		cmd.IntegrationTypes = &[]discordgo.ApplicationIntegrationType{discordgo.ApplicationIntegrationGuildInstall,
+			discordgo.ApplicationIntegrationUserInstall}
+	}
+	return cmd
 }
 
 // guildCommand is a chat command of the bot with one string option, for
-// guild channels only: a guild is the workspace whose documents an answer
-// may draw on, and a DM has none.
+// the channels of servers that installed the bot only: /ingest reads a
+// server's channel.
 func guildCommand(name, description string, option discordgo.ApplicationCommandOption) *discordgo.ApplicationCommand {
 	option.Type = discordgo.ApplicationCommandOptionString
-	return &discordgo.ApplicationCommand{
-		Type:        discordgo.ChatApplicationCommand,
-		Name:        name,
-		Description: description,
-		Contexts:    &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
-		Options:     []*discordgo.ApplicationCommandOption{&option},
+	cmd := command(name, description, option)
+	cmd.Contexts = &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild}
+	cmd.IntegrationTypes = &[]discordgo.ApplicationIntegrationType{discordgo.ApplicationIntegrationGuildInstall}
+	return cmd
+}
+
+// command is a chat command of the bot.
+func command(name, description string, options ...discordgo.ApplicationCommandOption) *discordgo.ApplicationCommand {
+	cmd := &discordgo.ApplicationCommand{Type: discordgo.ChatApplicationCommand, Name: name, Description: description}
+	for i := range options {
+		cmd.Options = append(cmd.Options, &options[i])
 	}
+	return cmd
 }
 
 // RegisterCommands registers /ask by bulk overwrite: in Config.GuildID if
@@ -209,7 +251,7 @@ func (a *Adapter) RegisterCommands(ctx context.Context) error {
 	if a.cfg.BotToken == "" {
 		return errors.New("discord: registering /ask needs DISCORD_BOT_TOKEN")
 	}
-	cmds := []*discordgo.ApplicationCommand{askCommand()}
+	cmds := []*discordgo.ApplicationCommand{askCommand(a.cfg.GuildID == "", a.cfg.Liked != nil)}
 	if a.cfg.Ingest != nil {
 		cmds = append(cmds, ingestCommand())
 	}

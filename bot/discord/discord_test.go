@@ -155,7 +155,22 @@ func FuzzParseInteraction(f *testing.F) {
 	f.Add([]byte(`{"type":1}`))
 	f.Add([]byte(`{"type":4,"data":{}}`))
 	f.Add([]byte(`{"type":2,"member":{},"data":{"options":[{"options":[]}]}}`))
-	a, err := New(Config{Mode: ModeHTTP, AppID: "1", PublicKey: strings.Repeat("ab", 32)}, nopDispatcher{})
+	// A private /ask in a DM (user, not member), its autocomplete, and
+	// the Share button of its answer.
+	f.Add([]byte(`{"id":"1","type":2,"token":"t","channel_id":"3","context":1,"user":{"id":"5"},"authorizing_integration_owners":{"0":"0"},"data":{"name":"ask","options":[{"name":"question","type":3,"value":"hi"},{"name":"private","type":5,"value":true}]}}`))
+	f.Add([]byte(`{"type":2,"token":"t","channel_id":"3","member":{"user":{"id":"5"}},"data":{"name":"ask","options":[{"name":"question","type":3,"value":"hi"},{"name":"private","type":5,"value":"yes"}]}}`))
+	f.Add([]byte(`{"type":4,"guild_id":"4","token":"t","data":{"name":"ask","options":[{"name":"question","type":3,"value":"da","focused":true}]}}`))
+	f.Add([]byte(`{"type":4,"guild_id":"4","data":{"name":"ask","options":[{"name":"question","type":3,"value":7,"focused":true}]}}`))
+	f.Add([]byte(`{"type":3,"token":"t","channel_id":"3","member":{"user":{"id":"5"}},"data":{"custom_id":"share:abc","component_type":2},"message":{"id":"9","flags":64,"embeds":[{"title":"q","description":"a"}]}}`))
+	f.Add([]byte(`{"type":3,"token":"t","user":{"id":"5"},"data":{"custom_id":"share:","component_type":2},"message":null}`))
+	// Sharing posts: to a Discord that refuses everything at once, so
+	// that no input reaches the network or waits.
+	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, `{"message":"fuzz","code":0}`, http.StatusBadRequest)
+	}))
+	f.Cleanup(refuse.Close)
+	a, err := New(Config{Mode: ModeHTTP, AppID: "1", PublicKey: strings.Repeat("ab", 32), APIURL: refuse.URL + "/api/v10/",
+		Liked: likedFunc(func(string) []string { return []string{"data?", strings.Repeat("d", 200)} })}, nopDispatcher{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -173,9 +188,20 @@ func FuzzParseInteraction(f *testing.F) {
 			if _, err := json.Marshal(resp); err != nil {
 				t.Errorf("response does not encode: %v", err)
 			}
+			if resp.Data != nil && len(resp.Data.Choices) > maxChoices {
+				t.Errorf("%d choices", len(resp.Data.Choices))
+			}
 			return nil
 		})
 	})
+}
+
+// likedFunc is a LikedQuestions of one function.
+type likedFunc func(prefix string) []string
+
+func (f likedFunc) Liked(_ context.Context, prefix string, n int) ([]string, error) {
+	qs := f(prefix)
+	return qs[:min(n, len(qs))], nil
 }
 
 // A handler that panics on an odd gateway event must not end the process:

@@ -41,8 +41,10 @@ func (a *Adapter) onInteraction(s *discordgo.Session, ic *discordgo.InteractionC
 }
 
 // onMessage handles MESSAGE_CREATE: a message in a guild channel that
-// mentions the bot is a question. Messages of bots, the bot's own
-// included, and of webhooks are ignored, so that bots never talk in loops.
+// mentions the bot is a question, and so is every message of a direct
+// message to the bot (one without a guild). Messages of bots, the bot's
+// own included, and of webhooks are ignored, so that bots never talk in
+// loops.
 func (a *Adapter) onMessage(_ *discordgo.Session, mc *discordgo.MessageCreate) {
 	if mc == nil || mc.Message == nil {
 		return
@@ -55,18 +57,24 @@ func (a *Adapter) onMessage(_ *discordgo.Session, mc *discordgo.MessageCreate) {
 	switch {
 	case m.Author == nil || m.Author.Bot || m.Author.ID == self || m.WebhookID != "":
 		return
-	case m.GuildID == "": // direct messages are not asked for (no DM intent)
-		return
 	case m.Type != discordgo.MessageTypeDefault && m.Type != discordgo.MessageTypeReply:
 		return
-	case self == "" || !mentions(m, self):
+	case m.GuildID != "" && (self == "" || !mentions(m, self)):
 		return
 	}
-	text := stripMention(m.Content, self)
+	text := m.Content
+	if self != "" {
+		text = stripMention(text, self)
+	}
+	text = strings.TrimSpace(text)
 	r := &reply{a: a, channel: m.ChannelID, guild: m.GuildID, user: m.Author.ID, replyTo: m.ID}
 	ctx := a.baseContext()
 	if text == "" {
-		if err := r.Private(ctx, usageMention); err != nil {
+		usage := usageMention
+		if m.GuildID == "" {
+			usage = usageDM
+		}
+		if err := r.Private(ctx, usage); err != nil {
 			a.log.Warn("could not answer an empty mention", "err", err)
 		}
 		return
@@ -83,8 +91,12 @@ func (a *Adapter) onMessage(_ *discordgo.Session, mc *discordgo.MessageCreate) {
 	}), r)
 }
 
-// usageMention answers a mention without a question.
-const usageMention = "Ask me a question after the mention, or use `/ask`."
+// usageMention answers a mention without a question, usageDM a direct
+// message without one (a picture, a sticker).
+const (
+	usageMention = "Ask me a question after the mention, or use `/ask`."
+	usageDM      = "Send me your question as text, or use `/ask`."
+)
 
 // mentions reports whether m addresses the bot: by an explicit mention, or
 // by replying to one of its messages (which Discord lists as a mention).

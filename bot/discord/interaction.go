@@ -18,17 +18,21 @@ import (
 	"github.com/switchboard/switchboard/bot"
 )
 
-// The /ask command and its one option.
+// The /ask command and its options.
 const (
-	commandName = "ask"
-	optionName  = "question"
-	maxQuestion = 2000 // what a Discord message may hold; the agent has its own limit
+	commandName   = "ask"
+	optionName    = "question"
+	privateOption = "private"
+	maxQuestion   = 2000 // what a Discord message may hold; the agent has its own limit
 )
 
-// Feedback buttons carry the answer id in their custom_id.
+// The buttons of an answer carry its id in their custom_id: the votes,
+// and the Share button of a private answer, disabled once pressed.
 const (
-	voteUp   = "vote:up:"
-	voteDown = "vote:down:"
+	voteUp       = "vote:up:"
+	voteDown     = "vote:down:"
+	sharePrefix  = "share:"
+	sharedPrefix = "shared:"
 )
 
 // Short replies of the adapter itself.
@@ -62,19 +66,39 @@ func parseInteraction(body []byte) (*discordgo.Interaction, error) {
 // question returns the text of an /ask. discordgo's accessors panic on
 // unexpected data; these assertions do not.
 func question(ia *discordgo.Interaction) (string, bool) {
-	data, ok := ia.Data.(discordgo.ApplicationCommandInteractionData)
-	if !ok || data.Name != commandName {
-		return "", false
-	}
-	for _, o := range data.Options {
-		if o == nil || o.Name != optionName {
-			continue
-		}
-		if s, ok := o.Value.(string); ok && strings.TrimSpace(s) != "" {
-			return strings.TrimSpace(s), true
-		}
+	if s, ok := askOption(ia, optionName).(string); ok && strings.TrimSpace(s) != "" {
+		return strings.TrimSpace(s), true
 	}
 	return "", false
+}
+
+// wantsPrivate reports whether an /ask asks to be answered privately.
+func wantsPrivate(ia *discordgo.Interaction) bool {
+	b, _ := askOption(ia, privateOption).(bool)
+	return b
+}
+
+// askOption is the value of an option of /ask, nil if it has none.
+func askOption(ia *discordgo.Interaction, name string) any {
+	o := askOptionData(ia, name)
+	if o == nil {
+		return nil
+	}
+	return o.Value
+}
+
+// askOptionData is an option of /ask as sent, nil if it was not.
+func askOptionData(ia *discordgo.Interaction, name string) *discordgo.ApplicationCommandInteractionDataOption {
+	data, ok := ia.Data.(discordgo.ApplicationCommandInteractionData)
+	if !ok || data.Name != commandName {
+		return nil
+	}
+	for _, o := range data.Options {
+		if o != nil && o.Name == name {
+			return o
+		}
+	}
+	return nil
 }
 
 // userID returns who used an interaction: Member.User in guilds, User in DMs.
@@ -114,7 +138,14 @@ func (a *Adapter) interact(ctx context.Context, ia *discordgo.Interaction, respo
 			return
 		}
 		a.ask(ctx, ia, respond)
+	case discordgo.InteractionApplicationCommandAutocomplete:
+		a.autocomplete(ctx, ia, respond)
 	case discordgo.InteractionMessageComponent:
+		data, _ := ia.Data.(discordgo.MessageComponentInteractionData)
+		if id, ok := strings.CutPrefix(data.CustomID, sharePrefix); ok && id != "" {
+			a.share(ctx, ia, respond, id)
+			return
+		}
 		a.vote(ctx, ia, respond)
 	default:
 		a.log.Debug("interaction ignored", "interaction", ia.ID, "type", ia.Type)
@@ -132,14 +163,23 @@ func (a *Adapter) ask(ctx context.Context, ia *discordgo.Interaction, respond re
 		}
 		return
 	}
-	if err := respond(&discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource}); err != nil {
+	// A private answer is ephemeral from the start: the deferral's flags
+	// decide what its edits and first follow-up show to whom.
+	deferral := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource}
+	priv := wantsPrivate(ia)
+	if priv {
+		deferral.Data = &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral}
+	}
+	if err := respond(deferral); err != nil {
 		log.Error("could not acknowledge /ask", "err", err)
 		return
 	}
 	if ia.AppID == "" {
 		ia.AppID = a.cfg.AppID
 	}
-	r := &reply{a: a, channel: ia.ChannelID, guild: ia.GuildID, user: user, ia: ia, acked: time.Now()}
+	r := &reply{a: a, channel: ia.ChannelID, guild: ia.GuildID, user: user, ia: ia, acked: time.Now(),
+		// Sharing in a DM with the bot would show the answer to no one new.
+		private: priv, share: priv && ia.Context != discordgo.InteractionContextBotDM}
 	in := bot.Incoming{
 		Platform:  "discord",
 		EventID:   ia.ID,
@@ -275,7 +315,9 @@ func (a *Adapter) serveInteraction(w http.ResponseWriter, req *http.Request) {
 		writeResponse(w, &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong})
 		return
 	}
-	if ia.Type != discordgo.InteractionApplicationCommand && ia.Type != discordgo.InteractionMessageComponent {
+	switch ia.Type {
+	case discordgo.InteractionApplicationCommand, discordgo.InteractionApplicationCommandAutocomplete, discordgo.InteractionMessageComponent:
+	default:
 		http.Error(w, "unsupported interaction type", http.StatusBadRequest)
 		return
 	}

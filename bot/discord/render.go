@@ -237,12 +237,52 @@ func linkURL(u string) string {
 	return strings.NewReplacer("(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(u)
 }
 
+// Private renders v for the asker alone (a private /ask): as Embeds, and
+// with share, a finished answer's last message has a Share button by the
+// votes, which posts the answer in the channel (Shared).
+func Private(v bot.View, share bool) []Message {
+	msgs := Embeds(v)
+	if v.Final != nil && v.Done && share {
+		msgs[len(msgs)-1].Components = answerButtons(v.AnswerID, shareButton)
+	}
+	return msgs
+}
+
+// Shared renders a finished answer that its asker shared in the channel:
+// as Embeds shows it, led by who asked (asker: their mention, which
+// allowed_mentions keeps from pinging them).
+func Shared(v bot.View, asker string) []Message {
+	msgs := Embeds(v)
+	msgs[0].Content = bot.AskedBy(asker)
+	return msgs
+}
+
+// The states of an answer's Share button.
+const (
+	noShareButton = iota
+	shareButton
+	sharedButton // pressed: shown disabled
+)
+
 func feedbackButtons(answerID string) []discordgo.MessageComponent {
+	return answerButtons(answerID, noShareButton)
+}
+
+// answerButtons are the 👍/👎 buttons of an answer and, for an answer
+// given privately, its Share button.
+func answerButtons(answerID string, share int) []discordgo.MessageComponent {
 	id := clip(answerID, 80) // custom_id holds 100
-	return []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+	row := []discordgo.MessageComponent{
 		discordgo.Button{Label: bot.HelpfulLabel, Style: discordgo.SecondaryButton, CustomID: voteUp + id, Emoji: &discordgo.ComponentEmoji{Name: bot.HelpfulEmoji}},
 		discordgo.Button{Label: bot.NotHelpfulLabel, Style: discordgo.SecondaryButton, CustomID: voteDown + id, Emoji: &discordgo.ComponentEmoji{Name: bot.NotHelpfulEmoji}},
-	}}}
+	}
+	switch share {
+	case shareButton:
+		row = append(row, discordgo.Button{Label: bot.ShareLabel, Style: discordgo.PrimaryButton, CustomID: sharePrefix + id, Emoji: &discordgo.ComponentEmoji{Name: bot.ShareEmoji}})
+	case sharedButton:
+		row = append(row, discordgo.Button{Label: bot.SharedLabel, Style: discordgo.SecondaryButton, CustomID: sharedPrefix + id, Emoji: &discordgo.ComponentEmoji{Name: bot.ShareEmoji}, Disabled: true})
+	}
+	return []discordgo.MessageComponent{discordgo.ActionsRow{Components: row}}
 }
 
 func levelColor(l bot.Level) int {

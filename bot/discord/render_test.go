@@ -31,18 +31,39 @@ func views() map[string]bot.View {
 func TestEmbedsGolden(t *testing.T) {
 	for _, c := range viewtest.Views() {
 		t.Run(c.Name, func(t *testing.T) {
-			msgs := Embeds(c.View)
-			checkLimits(t, msgs)
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(msgs); err != nil {
-				t.Fatal(err)
-			}
-			viewtest.Golden(t, filepath.Join("testdata", c.Name+".json"), buf.Bytes())
+			golden(t, filepath.Join("testdata", c.Name+".json"), Embeds(c.View))
 		})
 	}
+}
+
+// TestPrivateAndSharedGolden is the shape of a private answer, with its
+// Share button, and of the answer shared in the channel: one message and
+// several, and a failed private view, which has nothing to share.
+func TestPrivateAndSharedGolden(t *testing.T) {
+	cases := views()
+	for _, name := range []string{"vector-high", "long", "failed"} {
+		t.Run(name, func(t *testing.T) {
+			v := cases[name]
+			golden(t, filepath.Join("testdata", "private", name+".json"), Private(v, true))
+			if v.Final != nil {
+				golden(t, filepath.Join("testdata", "shared", name+".json"), Shared(v, "<@U1>"))
+			}
+		})
+	}
+}
+
+// golden checks msgs against Discord's limits and the golden file.
+func golden(t *testing.T, path string, msgs []Message) {
+	t.Helper()
+	checkLimits(t, msgs)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(msgs); err != nil {
+		t.Fatal(err)
+	}
+	viewtest.Golden(t, path, buf.Bytes())
 }
 
 func TestEmbedsShape(t *testing.T) {

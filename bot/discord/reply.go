@@ -22,9 +22,11 @@ const (
 )
 
 // reply is the bot.Replier of one question. An /ask is shown in the
-// interaction's original response and its follow-ups; a mention, or an
-// /ask whose token has expired, in channel messages posted with the bot
-// token.
+// interaction's original response and its follow-ups; a mention, a direct
+// message, or an /ask whose token has expired, in channel messages posted
+// with the bot token. A private /ask is shown to its asker alone:
+// ephemeral, and past its token in the asker's DM with the bot, never in
+// the channel.
 type reply struct {
 	a       *Adapter
 	channel string
@@ -33,6 +35,8 @@ type reply struct {
 	ia      *discordgo.Interaction // the /ask; nil for a mention
 	acked   time.Time              // when the /ask was deferred
 	replyTo string                 // the asking message of a mention
+	private bool                   // the asker alone sees the answer
+	share   bool                   // a private answer has a Share button
 
 	// The dispatcher calls one method at a time, but the adapter may call
 	// Private while a question is rejected; mu keeps the state consistent.
@@ -40,6 +44,7 @@ type reply struct {
 	shown  bool   // the original response shows a view (it is no longer "thinking")
 	gone   bool   // the interaction token can no longer be used
 	posted string // the channel message showing the view, once posted
+	dm     string // the asker's DM channel, where a private answer goes past its token
 }
 
 var _ bot.Replier = (*reply)(nil)
@@ -53,7 +58,15 @@ func (r *reply) Start(ctx context.Context, v bot.View) error {
 func (r *reply) Update(ctx context.Context, v bot.View) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.show(ctx, Embeds(v)[0])
+	return r.show(ctx, r.render(v)[0])
+}
+
+// render is v as the asker and the channel see it.
+func (r *reply) render(v bot.View) []Message {
+	if r.private {
+		return Private(v, r.share)
+	}
+	return Embeds(v)
 }
 
 // Finish implements bot.Replier: the first message replaces the view, the
@@ -61,7 +74,10 @@ func (r *reply) Update(ctx context.Context, v bot.View) error {
 func (r *reply) Finish(ctx context.Context, v bot.View) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	msgs := Embeds(v)
+	if r.share && v.Final != nil {
+		r.a.shelf.put(v)
+	}
+	msgs := r.render(v)
 	if err := r.show(ctx, msgs[0]); err != nil {
 		return err
 	}
@@ -101,6 +117,10 @@ func (r *reply) Private(ctx context.Context, text string) error {
 			}
 		}
 	}
+	channel, err := r.place(ctx)
+	if err != nil {
+		return err
+	}
 	m := &discordgo.MessageSend{
 		Content:         "<@" + r.user + "> " + text,
 		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}, Users: []string{r.user}},
@@ -110,8 +130,30 @@ func (r *reply) Private(ctx context.Context, text string) error {
 		m.Reference = r.reference()
 		m.AllowedMentions = &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}, RepliedUser: true}
 	}
-	_, err := r.a.send(ctx, r.channel, m)
+	_, err = r.a.send(ctx, channel, m)
 	return err
+}
+
+// place is the channel where the view goes when the interaction's
+// webhook cannot be used: the question's, or for a private answer the
+// asker's DM with the bot, opened the first time.
+func (r *reply) place(ctx context.Context) (string, error) {
+	if !r.private {
+		return r.channel, nil
+	}
+	if r.dm == "" {
+		err := r.a.do(ctx, "open a DM", func(opts ...discordgo.RequestOption) error {
+			ch, err := r.a.s.UserChannelCreate(r.user, opts...)
+			if err == nil && ch != nil {
+				r.dm = ch.ID
+			}
+			return err
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	return r.dm, nil
 }
 
 // show puts m where the view is: the original response while the token
@@ -127,26 +169,38 @@ func (r *reply) show(ctx context.Context, m Message) error {
 			return err
 		}
 	}
+	channel, err := r.place(ctx)
+	if err != nil {
+		return err
+	}
 	if r.posted == "" {
-		id, err := r.a.send(ctx, r.channel, r.first(m))
+		id, err := r.a.send(ctx, channel, r.first(m))
 		if err != nil {
 			return err
 		}
 		r.posted = id
 		return nil
 	}
-	return r.a.edit(ctx, r.channel, r.posted, m)
+	return r.a.edit(ctx, channel, r.posted, m)
 }
 
 // more posts one more message of a long answer.
 func (r *reply) more(ctx context.Context, m Message) error {
 	if r.usable() {
-		err := r.webhook(ctx, func() error { return r.a.followup(ctx, r.ia, m, 0) })
+		var flags discordgo.MessageFlags
+		if r.private {
+			flags = discordgo.MessageFlagsEphemeral
+		}
+		err := r.webhook(ctx, func() error { return r.a.followup(ctx, r.ia, m, flags) })
 		if err == nil || !r.gone {
 			return err
 		}
 	}
-	_, err := r.a.send(ctx, r.channel, &discordgo.MessageSend{
+	channel, err := r.place(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = r.a.send(ctx, channel, &discordgo.MessageSend{
 		Content: m.Content, Embeds: m.Embeds, Components: m.Components, AllowedMentions: noMentions(),
 	})
 	return err

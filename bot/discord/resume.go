@@ -25,6 +25,9 @@ type address struct {
 	Shown   bool      `json:"shown,omitempty"`
 	Gone    bool      `json:"gone,omitempty"`
 	Posted  string    `json:"posted,omitempty"`
+	Private bool      `json:"private,omitempty"`
+	Share   bool      `json:"share,omitempty"`
+	DM      string    `json:"dm,omitempty"`
 }
 
 // Address implements bot.Addressed.
@@ -32,7 +35,7 @@ func (r *reply) Address() ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ad := address{Channel: r.channel, Guild: r.guild, User: r.user, Acked: r.acked, ReplyTo: r.replyTo,
-		Shown: r.shown, Gone: r.gone, Posted: r.posted}
+		Shown: r.shown, Gone: r.gone, Posted: r.posted, Private: r.private, Share: r.share, DM: r.dm}
 	if r.ia != nil {
 		ad.AppID, ad.Token = r.ia.AppID, r.ia.Token
 	}
@@ -50,7 +53,7 @@ func (a *Adapter) Resume(_ string, addr []byte) (bot.Replier, error) {
 		return nil, fmt.Errorf("discord: resume a question: address %s names no channel or asker", addr)
 	}
 	r := &reply{a: a, channel: ad.Channel, guild: ad.Guild, user: ad.User, acked: ad.Acked, replyTo: ad.ReplyTo,
-		shown: ad.Shown, gone: ad.Gone, posted: ad.Posted}
+		shown: ad.Shown, gone: ad.Gone, posted: ad.Posted, private: ad.Private, share: ad.Share, dm: ad.DM}
 	if ad.Token != "" {
 		r.ia = &discordgo.Interaction{AppID: ad.AppID, Token: ad.Token}
 	}

@@ -14,9 +14,17 @@ import (
 
 // Interaction types.
 const (
-	InteractionPing      = 1
-	InteractionCommand   = 2
-	InteractionComponent = 3
+	InteractionPing         = 1
+	InteractionCommand      = 2
+	InteractionComponent    = 3
+	InteractionAutocomplete = 4
+)
+
+// Interaction contexts: where an interaction was used.
+const (
+	ContextGuild          = 0 // a server's channel
+	ContextBotDM          = 1 // a DM with the bot
+	ContextPrivateChannel = 2 // a group DM, or a DM between other people (a user-installed bot)
 )
 
 // Interaction is an interaction as Discord sends it, over the gateway or
@@ -33,6 +41,12 @@ type Interaction struct {
 	User          *User          `json:"user,omitempty"`
 	Data          map[string]any `json:"data,omitempty"`
 	Message       *Message       `json:"message,omitempty"`
+	// Context is where it was used (ContextGuild…), and
+	// AuthorizingIntegrationOwners who installed the bot that it reached:
+	// "0" (a server install) to the server's id, or "0" in a DM with the
+	// bot; "1" (a user install) to the user's id.
+	Context                      int               `json:"context"`
+	AuthorizingIntegrationOwners map[string]string `json:"authorizing_integration_owners,omitempty"`
 }
 
 // Member is a guild member: the user behind a guild interaction.
@@ -48,7 +62,40 @@ func (s *Server) Ask(guild, channel, user, question string) *Interaction {
 	ia := s.newInteraction(InteractionCommand, guild, channel, user)
 	ia.Data = map[string]any{
 		"id": s.lockedID(), "name": "ask", "type": 1,
-		"options": []any{map[string]any{"name": "question", "type": 3, "value": question}},
+		"options": []any{map[string]any{"name": "question", "type": optionString, "value": question}},
+	}
+	return ia
+}
+
+// Privately adds private:True to an /ask, as Discord sends a boolean
+// option, and returns it.
+func (ia *Interaction) Privately() *Interaction {
+	opts, _ := ia.Data["options"].([]any)
+	ia.Data["options"] = append(opts, map[string]any{"name": "private", "type": optionBoolean, "value": true})
+	return ia
+}
+
+// InDM moves an interaction into user's DM with the bot, as Discord sends
+// it there: no guild_id, the user in "user" rather than in "member", the
+// bot's DM context. It returns ia.
+func (ia *Interaction) InDM() *Interaction {
+	if ia.Member != nil {
+		u := ia.Member.User
+		ia.User, ia.Member = &u, nil
+	}
+	ia.GuildID, ia.Context = "", ContextBotDM
+	ia.AuthorizingIntegrationOwners = map[string]string{"0": "0"}
+	return ia
+}
+
+// Autocomplete returns the APPLICATION_COMMAND_AUTOCOMPLETE Discord sends
+// as user types /ask's question: the options so far, the one being typed
+// marked focused.
+func (s *Server) Autocomplete(guild, channel, user, typed string) *Interaction {
+	ia := s.newInteraction(InteractionAutocomplete, guild, channel, user)
+	ia.Data = map[string]any{
+		"id": s.lockedID(), "name": "ask", "type": 1,
+		"options": []any{map[string]any{"name": "question", "type": optionString, "value": typed, "focused": true}},
 	}
 	return ia
 }
@@ -71,7 +118,9 @@ func (s *Server) newInteraction(typ int, guild, channel, user string) *Interacti
 	return &Interaction{
 		ID: id, ApplicationID: s.AppID, Type: typ, Token: "token-" + id + "-" + hex.EncodeToString(s.pub[:4]), Version: 1,
 		GuildID: guild, ChannelID: channel,
-		Member: &Member{User: User{ID: user, Username: "user" + user}, Roles: []string{}},
+		Member:                       &Member{User: User{ID: user, Username: "user" + user}, Roles: []string{}},
+		Context:                      ContextGuild,
+		AuthorizingIntegrationOwners: map[string]string{"0": guild},
 	}
 }
 
@@ -100,7 +149,11 @@ func (s *Server) UserMessage(guild, channel, user, text string, mention bool) Me
 func (s *Server) delivered(ia *Interaction) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.byToken[ia.Token] = &interaction{id: ia.ID, token: ia.Token, channel: ia.ChannelID, guild: ia.GuildID, delivered: time.Now()}
+	d := &interaction{id: ia.ID, typ: ia.Type, token: ia.Token, channel: ia.ChannelID, guild: ia.GuildID, delivered: time.Now()}
+	if ia.Message != nil {
+		d.message = ia.Message.ID
+	}
+	s.byToken[ia.Token] = d
 }
 
 // Response is an HTTP endpoint's answer to a delivered interaction.
@@ -118,7 +171,8 @@ func (s *Server) Sign(timestamp string, body []byte) string {
 
 // Deliver signs ia and POSTs it to an HTTP interactions endpoint, as
 // Discord does; a 200 response is then applied as the interaction's
-// response (type 5 shows "thinking…", type 4 a message).
+// response (type 5 shows "thinking…", type 4 a message, type 7 updates
+// the pressed message, type 8 lists autocomplete choices).
 func (s *Server) Deliver(url string, ia *Interaction) (Response, error) {
 	body, err := json.Marshal(ia)
 	if err != nil {

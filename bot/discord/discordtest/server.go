@@ -54,12 +54,15 @@ type Server struct {
 	identifies []Identify
 	expired    map[string]bool // tokens made unusable, delivered or not
 	closed     bool
-	hist       history // channels, threads and attachments (history.go)
+	hist       history           // channels, threads and attachments (history.go)
+	dms        map[string]string // DM channels opened by the bot, by user
 }
 
 // interaction is what the fake knows of an interaction it delivered.
 type interaction struct {
 	id, token, channel, guild string
+	typ                       int
+	message                   string // the pressed message of a component interaction
 	delivered                 time.Time
 	acked                     bool
 	callbacks                 []Callback
@@ -89,6 +92,7 @@ func New(t testing.TB) *Server {
 		commands: map[string][]Command{},
 		conns:    map[*gwConn]bool{},
 		expired:  map[string]bool{},
+		dms:      map[string]string{},
 	}
 	s.AppID = s.id()
 	s.Bot = User{ID: s.id(), Username: "switchboard", Bot: true}
@@ -315,6 +319,11 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		if bot() {
 			writeJSON(w, http.StatusOK, s.Bot)
 		}
+	case r.Method == http.MethodPost && path == "/users/@me/channels":
+		if bot() {
+			status, v := s.openDM(body)
+			writeJSON(w, status, v)
+		}
 	case r.Method == http.MethodPut && len(seg) == 3 && seg[0] == "applications" && seg[2] == "commands":
 		if bot() {
 			s.putCommands(w, seg[1], "global", body)
@@ -407,8 +416,8 @@ func (s *Server) putCommands(w http.ResponseWriter, app, scope string, body []by
 	defer s.mu.Unlock()
 	for i := range cmds {
 		c := &cmds[i]
-		if c.Name == "" || c.Description == "" || len(c.Description) > 100 {
-			writeJSON(w, http.StatusBadRequest, apiError{"Invalid Form Body: name and description (≤100) are required", codeInvalidForm})
+		if err := c.validate(); err != nil {
+			writeJSON(w, http.StatusBadRequest, apiError{"Invalid Form Body: " + err.Error(), codeInvalidForm})
 			return
 		}
 		c.ID = s.id()
@@ -418,7 +427,9 @@ func (s *Server) putCommands(w http.ResponseWriter, app, scope string, body []by
 }
 
 // respond applies an interaction response, from the callback endpoint or
-// from the HTTP response to a delivered interaction.
+// from the HTTP response to a delivered interaction. As Discord, it takes
+// the types that fit the interaction: autocomplete results (8) for
+// autocomplete only, message updates (6, 7) for buttons only.
 func (s *Server) respond(id, token string, body []byte) (int, any) {
 	var resp struct {
 		Type int          `json:"type"`
@@ -437,6 +448,9 @@ func (s *Server) respond(id, token string, body []byte) (int, any) {
 		return http.StatusNotFound, apiError{"Unknown interaction", codeUnknownInteraction}
 	case ia.acked:
 		return http.StatusBadRequest, apiError{"Interaction has already been acknowledged.", codeAlreadyAcked}
+	case (ia.typ == InteractionAutocomplete) != (resp.Type == CallbackAutocomplete),
+		(resp.Type == CallbackUpdate || resp.Type == CallbackDeferredUpdate) && ia.typ != InteractionComponent:
+		return http.StatusBadRequest, apiError{fmt.Sprintf("Interaction response type %d does not fit interaction type %d", resp.Type, ia.typ), codeInvalidForm}
 	}
 	cb := Callback{Type: resp.Type}
 	m := &Message{ID: s.id(), ChannelID: ia.channel, GuildID: ia.guild, Author: s.Bot, Token: token, Original: true}
@@ -457,6 +471,34 @@ func (s *Server) respond(id, token string, body []byte) (int, any) {
 		}
 		resp.Data.apply(m)
 		cb.Content, cb.Embeds = m.Content, m.Embeds
+	case CallbackUpdate, CallbackDeferredUpdate:
+		// The pressed message is the response: it is edited, and
+		// follow-ups are new messages.
+		pressed := s.message(ia.message)
+		if pressed == nil {
+			return http.StatusNotFound, apiError{"Unknown Message", codeUnknownMessage}
+		}
+		if resp.Type == CallbackUpdate && resp.Data != nil {
+			resp.Data.apply(pressed)
+			pressed.Edits++
+			cb.Content, cb.Embeds = pressed.Content, pressed.Embeds
+		}
+		ia.acked = true
+		ia.callbacks = append(ia.callbacks, cb)
+		ia.original = pressed
+		return http.StatusNoContent, nil
+	case CallbackAutocomplete:
+		var choices []Choice
+		if resp.Data != nil && resp.Data.Choices != nil {
+			choices = *resp.Data.Choices
+		}
+		if err := validChoices(choices); err != nil {
+			return http.StatusBadRequest, apiError{"Invalid Form Body: " + err.Error(), codeInvalidForm}
+		}
+		ia.acked = true
+		cb.Choices = choices
+		ia.callbacks = append(ia.callbacks, cb)
+		return http.StatusNoContent, nil
 	default:
 		return http.StatusBadRequest, apiError{fmt.Sprintf("Invalid Form Body: type %d is not supported by the fake", resp.Type), codeInvalidForm}
 	}
@@ -465,6 +507,42 @@ func (s *Server) respond(id, token string, body []byte) (int, any) {
 	ia.original = m
 	s.msgs = append(s.msgs, m)
 	return http.StatusNoContent, nil
+}
+
+// message finds a message by id. Callers hold s.mu.
+func (s *Server) message(id string) *Message {
+	for _, m := range s.msgs {
+		if m.ID == id && id != "" && !m.Deleted {
+			return m
+		}
+	}
+	return nil
+}
+
+// openDM handles POST /users/@me/channels: the bot's DM channel with a
+// user, the same one each time.
+func (s *Server) openDM(body []byte) (int, any) {
+	var b struct {
+		RecipientID string `json:"recipient_id"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil || b.RecipientID == "" {
+		return http.StatusBadRequest, apiError{"Invalid Form Body: recipient_id is required", codeInvalidForm}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := s.dms[b.RecipientID]
+	if ch == "" {
+		ch = s.id()
+		s.dms[b.RecipientID] = ch
+	}
+	return http.StatusOK, map[string]any{"id": ch, "type": 1, "recipients": []User{{ID: b.RecipientID, Username: "user" + b.RecipientID}}}
+}
+
+// DM returns the bot's DM channel with user, "" if the bot never opened one.
+func (s *Server) DM(user string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dms[user]
 }
 
 // webhookInteraction finds the interaction behind a webhook URL, or says

@@ -118,6 +118,7 @@ type Component struct {
 	Label      string      `json:"label,omitempty"`
 	CustomID   string      `json:"custom_id,omitempty"`
 	URL        string      `json:"url,omitempty"`
+	Disabled   bool        `json:"disabled,omitempty"`
 	Emoji      *Emoji      `json:"emoji,omitempty"`
 	Components []Component `json:"components,omitempty"`
 }
@@ -129,10 +130,35 @@ type Emoji struct {
 
 // Callback is an interaction response the fake accepted.
 type Callback struct {
-	Type    int     // CallbackDeferred, CallbackMessage
-	Content string  // of a CallbackMessage
-	Flags   int     // 64: ephemeral
-	Embeds  []Embed // of a CallbackMessage
+	Type    int      // CallbackDeferred, CallbackMessage, CallbackUpdate…
+	Content string   // of a CallbackMessage or CallbackUpdate
+	Flags   int      // 64: ephemeral
+	Embeds  []Embed  // of a CallbackMessage or CallbackUpdate
+	Choices []Choice // of a CallbackAutocomplete
+}
+
+// Choice is an autocomplete choice: what the user sees, and what the
+// option is then set to.
+type Choice struct {
+	Name  string `json:"name"`
+	Value any    `json:"value"`
+}
+
+// validChoices checks Discord's limits on autocomplete choices.
+func validChoices(choices []Choice) error {
+	if len(choices) > maxChoices {
+		return fmt.Errorf("data.choices: must be %d or fewer in length", maxChoices)
+	}
+	for i, c := range choices {
+		v, ok := c.Value.(string)
+		switch {
+		case c.Name == "" || units(c.Name) > maxChoice:
+			return fmt.Errorf("data.choices.%d.name: must be between 1 and %d in length", i, maxChoice)
+		case !ok || units(v) > maxChoice:
+			return fmt.Errorf("data.choices.%d.value: a string option's choice is a string of %d or fewer", i, maxChoice)
+		}
+	}
+	return nil
 }
 
 // Ephemeral reports whether the response was only for the user.
@@ -146,21 +172,64 @@ type Call struct {
 	Body   []byte // the request body
 }
 
-// Command is an application command as registered.
+// Command is an application command as registered. Contexts and
+// IntegrationTypes (nil when not sent) say where it may be used and for
+// which installs: see Context* and Install*.
 type Command struct {
-	ID          string          `json:"id"`
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Type        int             `json:"type,omitempty"`
-	Options     []CommandOption `json:"options"`
+	ID               string          `json:"id"`
+	Name             string          `json:"name"`
+	Description      string          `json:"description"`
+	Type             int             `json:"type,omitempty"`
+	Options          []CommandOption `json:"options"`
+	Contexts         *[]int          `json:"contexts,omitempty"`
+	IntegrationTypes *[]int          `json:"integration_types,omitempty"`
 }
+
+// Installs of an application, in a command's integration_types.
+const (
+	InstallGuild = 0
+	InstallUser  = 1
+)
 
 // CommandOption is an option of a command.
 type CommandOption struct {
-	Type        int    `json:"type"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Required    bool   `json:"required"`
+	Type         int    `json:"type"`
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	Required     bool   `json:"required"`
+	Autocomplete bool   `json:"autocomplete,omitempty"`
+}
+
+// validate checks what Discord checks of a command: options named and
+// described, the required before the others, autocomplete on text and
+// numbers only, and known contexts and installs.
+func (c Command) validate() error {
+	if c.Name == "" || c.Description == "" || len(c.Description) > 100 {
+		return fmt.Errorf("name and description (≤100) are required")
+	}
+	optional := false
+	for i, o := range c.Options {
+		switch {
+		case o.Name == "" || o.Description == "" || units(o.Description) > 100:
+			return fmt.Errorf("options.%d: name and description (≤100) are required", i)
+		case o.Required && optional:
+			return fmt.Errorf("options.%d: required options must be placed before non-required options", i)
+		case o.Autocomplete && o.Type != optionString && o.Type != optionInteger && o.Type != optionNumber:
+			return fmt.Errorf("options.%d.autocomplete: only string, integer and number options autocomplete", i)
+		}
+		optional = optional || !o.Required
+	}
+	for _, list := range []*[]int{c.Contexts, c.IntegrationTypes} {
+		if list == nil {
+			continue
+		}
+		for _, v := range *list {
+			if v < 0 || v > ContextPrivateChannel || (list == c.IntegrationTypes && v > InstallUser) {
+				return fmt.Errorf("contexts and integration_types: %d is not a valid value", v)
+			}
+		}
+	}
+	return nil
 }
 
 // Identify is what a gateway client identified with.
@@ -178,12 +247,22 @@ const (
 	componentButton = 2
 
 	// Interaction callback types.
-	CallbackPong     = 1
-	CallbackMessage  = 4
-	CallbackDeferred = 5
+	CallbackPong           = 1
+	CallbackMessage        = 4
+	CallbackDeferred       = 5
+	CallbackDeferredUpdate = 6
+	CallbackUpdate         = 7
+	CallbackAutocomplete   = 8
 
-	// Gateway intents the adapter needs for mentions.
+	// Command option types.
+	optionString  = 3
+	optionInteger = 4
+	optionBoolean = 5
+	optionNumber  = 10
+
+	// Gateway intents the adapter needs for mentions and direct messages.
 	IntentGuildMessages  = 1 << 9
+	IntentDirectMessages = 1 << 12
 	IntentMessageContent = 1 << 15
 )
 
@@ -201,6 +280,8 @@ const (
 	maxRows        = 5
 	maxCustomID    = 100
 	maxLabel       = 80
+	maxChoices     = 25
+	maxChoice      = 100
 )
 
 // messageBody is a message create or edit request; absent fields are nil.
@@ -211,6 +292,7 @@ type messageBody struct {
 	Flags           *int            `json:"flags"`
 	Reference       *Reference      `json:"message_reference"`
 	AllowedMentions json.RawMessage `json:"allowed_mentions"`
+	Choices         *[]Choice       `json:"choices"` // an autocomplete result's
 }
 
 // empty reports whether the body would make an empty message.

@@ -1,0 +1,272 @@
+package discord_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/bot/discord"
+	"github.com/switchboard/switchboard/bot/discord/discordtest"
+)
+
+const retentionQ = "What is our data retention policy?"
+
+// privateAnswer asks privately in C1 and waits for the asker's answer:
+// the ephemeral original response once it has its buttons.
+func (h *harness) privateAnswer(user string) (*discordtest.Interaction, discordtest.Message) {
+	h.t.Helper()
+	ia := h.fake.Ask(guild, "C1", user, retentionQ).Privately()
+	h.deliver(ia)
+	var answer discordtest.Message
+	h.fake.Wait(h.t, "the private answer", func() bool {
+		m, ok := h.fake.Original(ia.Token)
+		answer = m
+		return ok && len(m.Buttons()) > 0
+	})
+	return ia, answer
+}
+
+// press delivers a button press and waits for its response.
+func (h *harness) press(m discordtest.Message, user, customID string) []discordtest.Callback {
+	h.t.Helper()
+	p := h.fake.Press(m, user, customID)
+	h.deliver(p)
+	h.fake.Wait(h.t, "the button's response", func() bool { return len(h.fake.Callbacks(p.Token)) > 0 })
+	return h.fake.Callbacks(p.Token)
+}
+
+// A private /ask is answered to the asker alone, progress included; its
+// Share button posts the answer in the channel, saying who asked, once
+// however often it is pressed.
+func TestPrivateAskSharedOnce(t *testing.T) {
+	t.Parallel()
+	modes(t, func(t *testing.T, mode string) {
+		h := start(t, mode, options{})
+		ia, answer := h.privateAnswer("U1")
+		if cbs := h.fake.Callbacks(ia.Token); len(cbs) != 1 || cbs[0].Type != discordtest.CallbackDeferred || !cbs[0].Ephemeral() {
+			t.Errorf("callbacks %+v, want one ephemeral deferral", cbs)
+		}
+		if !answer.Ephemeral() || !strings.Contains(answer.Text(), "24 months") {
+			t.Fatalf("want the answer in the ephemeral response:\n%s", h.fake.Dump())
+		}
+		if n := h.callsWith("PATCH", "/webhooks/"+h.fake.AppID+"/"+ia.Token+"/messages/@original", "⏳"); n == 0 {
+			t.Error("no progress shown in the private response")
+		}
+		if pub := h.fake.BotMessages("C1"); len(pub) != 0 {
+			t.Fatalf("a private answer showed in the channel:\n%s", h.fake.Dump())
+		}
+		buttons := answer.Buttons()
+		if len(buttons) != 3 || buttons[2].Label != bot.ShareLabel || !strings.HasPrefix(buttons[2].CustomID, "share:") {
+			t.Fatalf("buttons %+v, want the votes and Share", buttons)
+		}
+
+		cbs := h.press(answer, "U1", buttons[2].CustomID)
+		if cbs[0].Type != discordtest.CallbackUpdate {
+			t.Errorf("share answered with %+v, want the asker's message updated", cbs[0])
+		}
+		h.fake.Wait(t, "the shared answer", func() bool { return len(h.fake.BotMessages("C1")) > 0 })
+		// Pressed again, on the message as it was (a client that had not
+		// seen the update), and on the updated one.
+		again := h.press(answer, "U1", buttons[2].CustomID)
+		if again[0].Type != discordtest.CallbackMessage || !again[0].Ephemeral() || again[0].Content != bot.AlreadySharedMessage {
+			t.Errorf("second share answered with %+v", again[0])
+		}
+		pub := h.fake.BotMessages("C1")
+		if len(pub) != 1 {
+			t.Fatalf("%d public messages, want the one share:\n%s", len(pub), h.fake.Dump())
+		}
+		shared := pub[0]
+		for _, want := range []string{bot.AskedBy("<@U1>"), "24 months", "Data retention policy", "Medium confidence"} {
+			if !strings.Contains(shared.Text(), want) {
+				t.Errorf("shared answer lacks %q:\n%s", want, shared.Text())
+			}
+		}
+		if b := shared.Buttons(); len(b) != 2 || !strings.HasPrefix(b[0].CustomID, "vote:up:") {
+			t.Errorf("shared answer's buttons %+v, want the votes alone", b)
+		}
+		if got := string(shared.AllowedMentions); !strings.Contains(got, `"parse":[]`) || strings.Contains(got, "users") {
+			t.Errorf("allowed_mentions %s: the asker must not be pinged", got)
+		}
+		mine, _ := h.fake.Original(ia.Token)
+		if b := mine.Buttons(); len(b) != 3 || !b[2].Disabled || b[2].Label != bot.SharedLabel || !strings.Contains(mine.Text(), "24 months") {
+			t.Errorf("the asker's copy after sharing: %+v\n%s", b, mine.Text())
+		}
+	})
+}
+
+// A replica that did not give the answer (or gave it before a restart)
+// shares it from the pressed message, which Discord sends with the press;
+// the replicas' shared memory of shares keeps it to one post.
+func TestShareOnAnotherReplica(t *testing.T) {
+	t.Parallel()
+	h := start(t, discord.ModeHTTP, options{})
+	_, answer := h.privateAnswer("U1")
+	shares := bot.NewMemoryDeduper(10)
+	other := func() string {
+		cfg := h.cfg
+		cfg.Shares = shares
+		ad, err := discord.New(cfg, h.disp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(ad.Handler())
+		t.Cleanup(srv.Close)
+		return srv.URL + "/discord/interactions"
+	}
+	share := answer.Buttons()[2].CustomID
+	for _, url := range []string{other(), other()} {
+		if _, err := h.fake.Deliver(url, h.fake.Press(answer, "U1", share)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.fake.Wait(t, "the shared answer", func() bool { return len(h.fake.BotMessages("C1")) > 0 })
+	pub := h.fake.BotMessages("C1")
+	if len(pub) != 1 || !strings.HasPrefix(pub[0].Content, bot.AskedBy("<@U1>")) || !strings.Contains(pub[0].Text(), "Medium confidence") {
+		t.Fatalf("want one share from the pressed message:\n%s", h.fake.Dump())
+	}
+}
+
+// A private answer whose token is gone goes to the asker's DM with the
+// bot, never to the channel.
+func TestPrivateExpiredTokenGoesToDM(t *testing.T) {
+	t.Parallel()
+	h := start(t, discord.ModeHTTP, options{})
+	ia := h.fake.Ask(guild, "C1", "U1", retentionQ).Privately()
+	h.fake.Expire(ia.Token)
+	h.deliver(ia)
+	h.fake.Wait(t, "the DM", func() bool { return h.fake.DM("U1") != "" })
+	h.answers(h.fake.DM("U1"), 1)
+	if pub := h.fake.BotMessages("C1"); len(pub) != 0 {
+		t.Fatalf("a private answer showed in the channel:\n%s", h.fake.Dump())
+	}
+}
+
+// Direct messages to the bot are questions, over the gateway, without a
+// mention.
+func TestDirectMessage(t *testing.T) {
+	t.Parallel()
+	h := start(t, discord.ModeGateway, options{})
+	if ids := h.fake.Identifies(); len(ids) != 1 || ids[0].Intents&discordtest.IntentDirectMessages == 0 {
+		t.Errorf("identified with %+v, want the direct-message intent", ids)
+	}
+	q := h.fake.UserMessage("", "D1", "U1", retentionQ, false)
+	h.fake.SendMessage(t, q)
+	msgs := h.answers("D1", 1)
+	if len(msgs) != 1 || msgs[0].Reference == nil || msgs[0].Reference.MessageID != q.ID || !strings.Contains(msgs[0].Text(), "24 months") {
+		t.Fatalf("want one answer replying to the DM:\n%s", h.fake.Dump())
+	}
+	if in := h.disp.incoming()[0]; in.Workspace != "" || in.Channel != "D1" || in.User != "U1" || in.Text != retentionQ {
+		t.Errorf("incoming %+v", in)
+	}
+}
+
+// /ask works in a DM with the bot, where Discord sends the user rather
+// than a member; a private answer there has no Share button.
+func TestAskInDM(t *testing.T) {
+	t.Parallel()
+	modes(t, func(t *testing.T, mode string) {
+		h := start(t, mode, options{})
+		h.deliver(h.fake.Ask("", "D2", "U1", retentionQ).InDM())
+		msgs := h.answers("D2", 1)
+		if !strings.Contains(msgs[0].Text(), "24 months") {
+			t.Fatalf("want the answer in the DM:\n%s", h.fake.Dump())
+		}
+		if in := h.disp.incoming()[0]; in.Workspace != "" || in.User != "U1" {
+			t.Errorf("incoming %+v", in)
+		}
+		ia := h.fake.Ask("", "D2", "U1", "How long are backups kept?").Privately().InDM()
+		h.deliver(ia)
+		h.fake.Wait(t, "the private answer", func() bool {
+			m, ok := h.fake.Original(ia.Token)
+			return ok && len(m.Buttons()) > 0
+		})
+		if m, _ := h.fake.Original(ia.Token); len(m.Buttons()) != 2 || !m.Ephemeral() {
+			t.Errorf("a private answer in a DM: %+v, want ephemeral with the votes alone", m.Buttons())
+		}
+	})
+}
+
+// liked is a LikedQuestions in memory, by thread-key prefix.
+type liked map[string][]string
+
+func (l liked) Liked(_ context.Context, prefix string, n int) ([]string, error) {
+	qs := l[prefix]
+	return qs[:min(n, len(qs))], nil
+}
+
+// /ask's autocomplete offers the questions answered well in the server,
+// those starting with what is typed first, within Discord's limits.
+func TestAutocomplete(t *testing.T) {
+	t.Parallel()
+	many := []string{"How do I reset my password?", "What is the data retention policy?", "Who approves expenses?",
+		"Where is the data room?", strings.Repeat("a very long question ", 6) + "about data?"}
+	for i := range 40 {
+		many = append(many, "Which data set "+strings.Repeat("x", i)+"?")
+	}
+	src := liked{"discord:" + guild + ":": many, "discord:other:": {"What is the data secret of another server?"}}
+	modes(t, func(t *testing.T, mode string) {
+		h := start(t, mode, options{liked: src})
+		if cmds := h.fake.Commands(""); len(cmds) != 1 || !cmds[0].Options[0].Autocomplete {
+			t.Fatalf("commands %+v, want the question autocompleted", cmds)
+		}
+		choices := func(guild, typed string) []discordtest.Choice {
+			ia := h.fake.Autocomplete(guild, "C1", "U1", typed)
+			if guild == "" {
+				ia.InDM()
+			}
+			h.deliver(ia)
+			h.fake.Wait(t, "the choices", func() bool { return len(h.fake.Callbacks(ia.Token)) > 0 })
+			cb := h.fake.Callbacks(ia.Token)[0]
+			if cb.Type != discordtest.CallbackAutocomplete {
+				t.Fatalf("autocomplete answered with %+v", cb)
+			}
+			return cb.Choices
+		}
+		got := choices(guild, "wh")
+		if len(got) != 25 || got[0].Name != "What is the data retention policy?" || got[1].Name != "Who approves expenses?" || got[3].Name != "Which data set ?" {
+			t.Errorf("choices for %q: %+v", "wh", got[:min(3, len(got))])
+		}
+		got = choices(guild, "DATA")
+		var names []string
+		for _, c := range got {
+			names = append(names, c.Name)
+			if c.Value != c.Name {
+				t.Errorf("choice %+v: the value is the question", c)
+			}
+		}
+		if len(got) != 25 || names[0] != "What is the data retention policy?" || slices.Contains(names, many[4]) {
+			t.Errorf("choices for %q: %q", "DATA", names)
+		}
+		if got := choices("", "data"); len(got) != 0 {
+			t.Errorf("choices in a DM: %+v, want none", got)
+		}
+	})
+}
+
+// Registered globally, /ask is declared for servers, DMs and private
+// channels, for server and user installs, with its private option;
+// /ingest stays in servers that installed the bot.
+func TestCommandDeclaration(t *testing.T) {
+	t.Parallel()
+	h := start(t, discord.ModeHTTP, options{})
+	cmds := h.fake.Commands("")
+	if len(cmds) != 1 {
+		t.Fatalf("commands %+v", cmds)
+	}
+	ask := cmds[0]
+	if ask.Contexts == nil || !slices.Equal(*ask.Contexts, []int{discordtest.ContextGuild, discordtest.ContextBotDM, discordtest.ContextPrivateChannel}) {
+		t.Errorf("contexts %v", ask.Contexts)
+	}
+	if ask.IntegrationTypes == nil || !slices.Equal(*ask.IntegrationTypes, []int{discordtest.InstallGuild, discordtest.InstallUser}) {
+		t.Errorf("integration_types %v", ask.IntegrationTypes)
+	}
+	if len(ask.Options) != 2 || ask.Options[1].Name != "private" || ask.Options[1].Type != 5 || ask.Options[1].Required {
+		t.Errorf("options %+v, want an optional boolean private", ask.Options)
+	}
+	if ask.Options[0].Autocomplete {
+		t.Error("autocomplete declared with no source of questions")
+	}
+}
