@@ -47,6 +47,29 @@ func (f *Feedback) Answered(ctx context.Context, thread, user string) (bool, err
 	return found, nil
 }
 
+// Liked returns up to n questions voted up in threads under prefix,
+// most liked first. A question asked again counts once, with the votes
+// of every time it was answered.
+func (f *Feedback) Liked(ctx context.Context, prefix string, n int) ([]string, error) {
+	rows, err := f.db.db.QueryContext(ctx, `SELECT a.question FROM votes v JOIN answers a ON a.id = v.answer_id
+		WHERE substr(a.thread, 1, length(?1)) = ?1 AND a.question <> ''
+		GROUP BY a.question HAVING sum(v.vote) > 0
+		ORDER BY sum(v.vote) DESC, max(v.created) DESC, a.question LIMIT ?2`, prefix, max(n, 0))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: liked questions: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var q string
+		if err := rows.Scan(&q); err != nil {
+			return nil, fmt.Errorf("sqlite: liked questions: %w", err)
+		}
+		out = append(out, q)
+	}
+	return out, rows.Err()
+}
+
 // SaveVote stores voter's vote on an answer, replacing an earlier one.
 func (f *Feedback) SaveVote(ctx context.Context, answerID, voter string, vote int) error {
 	if vote != 1 && vote != -1 {
