@@ -1,6 +1,11 @@
 package bot
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/switchboard/switchboard/internal/text"
+)
 
 // The labels around a finished answer and its progress. They are the
 // presenter's words: a renderer lays them out in its platform's shapes and
@@ -45,3 +50,57 @@ func MoreSources(n int) string { return fmt.Sprintf("…and %d more", n) }
 
 // UnderstoodAs is the question as understood, quoted, after its label.
 func UnderstoodAs(q string) string { return UnderstoodAsLabel + " “" + q + "”" }
+
+// The words of private answers and of Slack's AI-app view.
+const (
+	// ShareLabel is the button under a private answer that posts it in
+	// the channel; SharedLabel replaces it once pressed, and
+	// AlreadySharedLabel answers a second press.
+	ShareLabel         = "Share in channel"
+	SharedLabel        = "Shared in the channel."
+	AlreadySharedLabel = "This answer is already in the channel."
+	// ShareGoneLabel answers a press on an answer no longer kept to share.
+	ShareGoneLabel = "I no longer have this answer to share; please ask again."
+	// SuggestionsLabel heads the suggested prompts of a new thread.
+	SuggestionsLabel = "Try asking"
+	// maxTitle bounds a thread's title and a suggestion's.
+	maxTitle = 60
+)
+
+// Asked says who asked the question of an answer shared in the channel;
+// who is the asker as the platform mentions them.
+func Asked(who, question string) string {
+	return who + " asked: “" + oneLine(question) + "”"
+}
+
+// Title names a thread after its first question.
+func Title(question string) string { return text.ClipWords(oneLine(question), maxTitle) }
+
+// Suggestion is a question offered to someone who has not asked yet.
+type Suggestion struct {
+	Title   string // short, on the button
+	Message string // what is asked when it is pressed
+}
+
+// Suggest offers up to n questions: those people voted up (liked),
+// else questions about the knowledge base's documents (titles), each
+// once.
+func Suggest(liked, titles []string, n int) []Suggestion {
+	var out []Suggestion
+	seen := map[string]bool{}
+	add := func(title, message string) {
+		title, message = oneLine(title), oneLine(message)
+		if len(out) >= n || title == "" || seen[strings.ToLower(message)] {
+			return
+		}
+		seen[strings.ToLower(message)] = true
+		out = append(out, Suggestion{Title: text.ClipWords(title, maxTitle), Message: message})
+	}
+	for _, q := range liked {
+		add(q, q)
+	}
+	for _, t := range titles {
+		add(t, "What does “"+oneLine(t)+"” say?")
+	}
+	return out
+}

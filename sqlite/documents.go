@@ -260,6 +260,28 @@ func (s *DocumentStore) DocumentsByPrefix(ctx context.Context, workspace, prefix
 	return docs, nil
 }
 
+// Titles returns up to n titles of the documents workspace may see
+// wherever it is asked (its own and the shared files, none of a private
+// channel), each once, the most recently updated first.
+func (s *DocumentStore) Titles(ctx context.Context, workspace string, n int) ([]string, error) {
+	rows, err := s.db.db.QueryContext(ctx, `SELECT title FROM documents
+		WHERE workspace IN (?, '') AND private = 0 AND title <> ''
+		GROUP BY title ORDER BY max(updated) DESC, title LIMIT ?`, workspace, max(n, 0))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: titles: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var title string
+		if err := rows.Scan(&title); err != nil {
+			return nil, fmt.Errorf("sqlite: titles: %w", err)
+		}
+		out = append(out, title)
+	}
+	return out, rows.Err()
+}
+
 // escapeLike escapes the wildcards of a LIKE pattern, with \ as the escape.
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
