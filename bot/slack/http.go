@@ -17,9 +17,9 @@ import (
 const maxBody = 1 << 20
 
 // Handler serves Slack's request URLs: POST /slack/events (the Events API),
-// POST /slack/interactions (buttons) and POST /slack/commands (/ask). Every request must carry a valid
-// signature made with the signing secret no more than five minutes ago, or
-// it is refused with 401. Deliveries are answered 200 at once and handled
+// POST /slack/interactions (buttons) and POST /slack/commands (/ask).
+// Every request must carry a valid signature made with the signing secret
+// no more than five minutes ago, or it is refused with 401. Deliveries are answered 200 at once and handled
 // afterwards.
 func (a *Adapter) Handler() http.Handler {
 	mux := http.NewServeMux()

@@ -117,9 +117,9 @@ type Adapter struct {
 	redeliver slackapi.Policy // one attempt of the outbox, which backs off itself
 	out       *outbox         // answers waiting for Slack to take them
 
-	noStream sync.Map     // workspaces that refused streaming (native.go)
-	viewing  *viewings    // the channel each assistant thread's asker looks at (assistant.go)
-	shares   *shares      // private answers that may be shared (commands.go)
+	noStream sync.Map  // workspaces that refused streaming (native.go)
+	viewing  *viewings // the channel each assistant thread's asker looks at (assistant.go)
+	shares   *shares   // private answers that may be shared (commands.go)
 }
 
 // identity is who the app is in its workspace, as auth.test reports it.

@@ -217,7 +217,9 @@ func (m *Message) copy() Message {
 // Content is the text a person sees in the message: a streamed message's
 // text, then every text of its blocks, in order, or the fallback text when
 // it has no blocks.
-func (m Message) Content() string { return Version{Text: m.Text, Markdown: m.Markdown, Blocks: m.Blocks}.Content() }
+func (m Message) Content() string {
+	return Version{Text: m.Text, Markdown: m.Markdown, Blocks: m.Blocks}.Content()
+}
 
 // Content is the text a person sees in this version.
 func (v Version) Content() string {
