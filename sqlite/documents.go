@@ -267,19 +267,11 @@ func (s *DocumentStore) Titles(ctx context.Context, workspace string, n int) ([]
 	rows, err := s.db.db.QueryContext(ctx, `SELECT title FROM documents
 		WHERE workspace IN (?, '') AND private = 0 AND title <> ''
 		GROUP BY title ORDER BY max(updated) DESC, title LIMIT ?`, workspace, max(n, 0))
+	titles, err := scanStrings(rows, err)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: titles: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var title string
-		if err := rows.Scan(&title); err != nil {
-			return nil, fmt.Errorf("sqlite: titles: %w", err)
-		}
-		out = append(out, title)
-	}
-	return out, rows.Err()
+	return titles, nil
 }
 
 // escapeLike escapes the wildcards of a LIKE pattern, with \ as the escape.

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -55,17 +56,27 @@ func (f *Feedback) Liked(ctx context.Context, prefix string, n int) ([]string, e
 		WHERE substr(a.thread, 1, length(?1)) = ?1 AND a.question <> ''
 		GROUP BY a.question HAVING sum(v.vote) > 0
 		ORDER BY sum(v.vote) DESC, max(v.created) DESC, a.question LIMIT ?2`, prefix, max(n, 0))
+	out, err := scanStrings(rows, err)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: liked questions: %w", err)
+	}
+	return out, nil
+}
+
+// scanStrings reads rows of one text column, closing them; err is the
+// query's.
+func scanStrings(rows *sql.Rows, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var q string
-		if err := rows.Scan(&q); err != nil {
-			return nil, fmt.Errorf("sqlite: liked questions: %w", err)
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
 		}
-		out = append(out, q)
+		out = append(out, s)
 	}
 	return out, rows.Err()
 }

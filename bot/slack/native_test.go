@@ -111,17 +111,22 @@ func TestAssistantThread(t *testing.T) {
 	}
 }
 
-// A channel question streams too, to its asker in its workspace.
-func TestStreamInChannel(t *testing.T) {
+// A channel question streams too, to its asker in its workspace, and a
+// direct message outside the AI-app view is answered in its thread.
+func TestStreamInChannelAndDM(t *testing.T) {
 	e := newEnv(t, options{native: true})
-	ev := e.fake.Mention("C1", "U1", "What is our refund policy?")
-	e.fake.PostEvent(e.h, "", ev, nil)
-	m := e.streamed("C1", ev.TS)
-	if m.Recipient != "U1" || !strings.Contains(m.Content(), "full refund") {
-		t.Errorf("streamed to %q:\n%s", m.Recipient, m.Content())
-	}
-	if n := len(e.fake.Messages("C1", ev.TS)); n != 1 {
-		t.Errorf("%d messages in the thread, want 1", n)
+	for _, ev := range []slacktest.MessageEvent{
+		e.fake.Mention("C1", "U1", "What is our refund policy?"),
+		e.fake.DirectMessage("D1", "U1", "What is our refund policy?"),
+	} {
+		e.fake.PostEvent(e.h, "", ev, nil)
+		m := e.streamed(ev.Channel, ev.TS)
+		if !strings.Contains(m.Content(), "full refund") || (ev.Channel == "C1" && m.Recipient != "U1") {
+			t.Errorf("streamed in %s to %q:\n%s", ev.Channel, m.Recipient, m.Content())
+		}
+		if n := len(e.fake.Messages(ev.Channel, ev.TS)); n != 1 {
+			t.Errorf("%d messages in the thread of %s, want 1", n, ev.Channel)
+		}
 	}
 }
 
@@ -199,17 +204,6 @@ func TestAskPrivately(t *testing.T) {
 	}
 	if r := e.fake.Response(first["response_url"].(string)); r == nil || !strings.Contains(r.Versions[0].Content(), bot.SharedLabel) {
 		t.Errorf("the private answer was not marked shared: %+v", r)
-	}
-}
-
-// A direct message outside the AI-app view is answered in its thread.
-func TestDirectMessageNative(t *testing.T) {
-	e := newEnv(t, options{native: true})
-	ev := e.fake.DirectMessage("D1", "U1", "What is our refund policy?")
-	e.fake.PostEvent(e.h, "", ev, nil)
-	m := e.streamed("D1", ev.TS)
-	if !strings.Contains(m.Content(), "full refund") {
-		t.Errorf("answer:\n%s", m.Content())
 	}
 }
 
