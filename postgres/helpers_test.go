@@ -76,6 +76,7 @@ func TestDocumentStore(t *testing.T) {
 			Retriever:      func(emb storetest.Embedder) agent.Retriever { return NewRetriever(db, emb) },
 			Checkpointer:   NewCheckpointer(db),
 			Now:            &db.Now,
+			Questions:      NewQuestions(db),
 			CheckEmbedding: db.CheckEmbedding,
 			AsMismatch:     storetest.AsMismatch[EmbeddingMismatchError],
 			Rows: func(table string) (n int, err error) {

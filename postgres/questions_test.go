@@ -6,18 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard/switchboard/questions"
 	"github.com/switchboard/switchboard/questions/questionstest"
 )
-
-// TestQuestions holds the store to the contract of every question store.
-func TestQuestions(t *testing.T) {
-	questionstest.Run(t, func(t *testing.T, now func() time.Time) questions.Store {
-		db := openTest(t)
-		db.Now = now
-		return NewQuestions(db)
-	})
-}
 
 func openQuestions(t *testing.T) (*Questions, *questionstest.Clock) {
 	t.Helper()

@@ -13,6 +13,8 @@ import (
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/kb"
+	"github.com/switchboard/switchboard/questions"
+	"github.com/switchboard/switchboard/questions/questionstest"
 	"github.com/switchboard/switchboard/retention"
 )
 
@@ -43,6 +45,13 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 			c.run(t, open(t))
 		})
 	}
+	t.Run("Questions", func(t *testing.T) {
+		questionstest.Run(t, func(t *testing.T, now func() time.Time) questions.Store {
+			s := open(t)
+			*s.Now = now
+			return s.Questions
+		})
+	})
 }
 
 // checkFullText checks that the store's separate full-text index, if it

@@ -1,7 +1,8 @@
 // Package storetest holds the checks that hold every document store to the
 // same contract: a DocumentStore's upserts, hashes, deletes and counts, a
 // hybrid Retriever's ranking and agent.Scope filtering, a Checkpointer's
-// round trip and CheckEmbedding's refusals. Packages sqlite and postgres
+// round trip, CheckEmbedding's refusals, and a question store's contract
+// (package questionstest). Packages sqlite and postgres
 // run TestStore on their real databases, so that the expectations are
 // written once; what only one store has (FTS5, HNSW, SQL specifics) stays
 // with that store's tests.
@@ -21,6 +22,7 @@ import (
 	"github.com/switchboard/switchboard/internal/retrieval"
 	"github.com/switchboard/switchboard/kb"
 	"github.com/switchboard/switchboard/kb/words"
+	"github.com/switchboard/switchboard/questions"
 )
 
 // Dim is the dimension of the vectors the stores under test are set up for.
@@ -224,6 +226,8 @@ type Store struct {
 	// (its DB.Now), which the checks set.
 	Checkpointer Checkpointer
 	Now          *func() time.Time
+	// Questions is the store's question store, on the same clock.
+	Questions questions.Store
 	// CheckEmbedding is the store's DB.CheckEmbedding, and AsMismatch
 	// unwraps the store's *EmbeddingMismatchError from an error (see the
 	// function AsMismatch).

@@ -610,6 +610,8 @@ func (f questionFocus) kindMissing(w answerPlace) string {
 	switch {
 	case f.quantity && !answerStatesQuantity(w.toks, words.Numbers(codes.ReplaceAllString(w.text, " "))):
 	case f.how == "how long" && !statesDuration(w.toks):
+	case (f.how == "how big" || f.how == "how large") && !statesMeasure(w):
+	case f.how == "how far" && !statesMeasure(w) && !statesDuration(w.toks): // "how far in advance"
 	case f.when && !f.statesTime(w):
 	case f.who && !f.statesName(w.toks):
 	default:
@@ -643,6 +645,41 @@ func statesDuration(toks []words.Token) bool {
 	}
 	return false
 }
+
+// statesMeasure reports whether the text states a size or a distance: a
+// number before a unit of measurement ("8 KB", "2 miles", "1,000
+// dollars"), with its unit written on ("64kb"), an amount of money or a
+// percentage ("$400,000", "20%"). "How big is a goroutine's stack?" is
+// not answered by "Go 1.26" or "debug=2".
+func statesMeasure(w answerPlace) bool {
+	if moneyOrShare.MatchString(w.text) {
+		return true
+	}
+	toks := w.toks
+	for i, t := range toks {
+		digits := strings.TrimLeft(t.Lower, "0123456789.,")
+		if digits == t.Lower {
+			continue
+		}
+		if digits != "" {
+			if isA(digits, "unit of measurement") {
+				return true
+			}
+			continue
+		}
+		for j := i + 1; j < len(toks) && j <= i+2; j++ {
+			// Not a small word: WordNet reads "a" as ampere and "in" as inch.
+			if !words.IsFiller(toks[j].Lower) && isA(toks[j].Lower, "unit of measurement") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// moneyOrShare matches an amount of money or a percentage written with a
+// sign.
+var moneyOrShare = regexp.MustCompile(`[$€£¥]\s?\d|\d\s?%`)
 
 // codes match identifiers that hold digits ("SEV-1", "P0", "GS-15",
 // "R30", "x509"): their numbers name something, they are no amount.
