@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -371,7 +372,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) (done bool) {
 	q := agent.Question{
 		ThreadID: j.in.ThreadKey(),
 		Text:     j.in.Text,
-		Scope:    agent.Scope{Workspace: j.in.Workspace, Channel: j.in.Channel},
+		Scope:    agent.Scope{Workspace: j.in.Workspace, Channel: cmp.Or(j.in.Viewing, j.in.Channel)},
 		MaxIdle:  j.in.MaxIdle,
 		Asked:    j.in.Sent,
 		Hold:     j.claim.hold,

@@ -1,6 +1,11 @@
 package bot
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/switchboard/switchboard/internal/text"
+)
 
 // The labels around a finished answer and its progress. They are the
 // presenter's words: a renderer lays them out in its platform's shapes and
@@ -38,28 +43,70 @@ const (
 	RewrittenLabel    = "(rewritten to keep to the sources)"
 	// NoteLabel leads a detail told to the asker alone.
 	NoteLabel = "Note:"
-	// ShareLabel is the button under an answer given to the asker alone
-	// (a private /ask) that posts it in the channel; SharedLabel replaces
-	// it once pressed.
-	ShareEmoji, ShareLabel = "📣", "Share in channel"
-	SharedLabel            = "Shared in channel"
-	// AlreadySharedMessage answers a second press of the share button:
-	// an answer is posted in the channel once.
-	AlreadySharedMessage = "This answer is already shared in the channel."
-	// ShareFailedMessage tells the asker that the answer could not be
-	// posted in the channel.
-	ShareFailedMessage = "Sorry, I couldn't share this answer in the channel."
-	// ShareGoneMessage answers a share button whose answer is no longer
-	// at hand.
-	ShareGoneMessage = "This answer can't be shared any more; please ask again."
 )
-
-// AskedBy leads an answer shared in the channel by who asked it (a
-// platform's mention of them).
-func AskedBy(who string) string { return "Asked by " + who }
 
 // MoreSources ends a source list cut at n sources short of its end.
 func MoreSources(n int) string { return fmt.Sprintf("…and %d more", n) }
 
 // UnderstoodAs is the question as understood, quoted, after its label.
 func UnderstoodAs(q string) string { return UnderstoodAsLabel + " “" + q + "”" }
+
+// The words of private answers and of Slack's AI-app view.
+const (
+	// ShareLabel is the button under a private answer that posts it in
+	// the channel; SharedLabel replaces it once pressed, and
+	// AlreadySharedLabel answers a second press.
+	ShareEmoji, ShareLabel = "📣", "Share in channel"
+	SharedLabel            = "Shared in channel"
+	AlreadySharedLabel     = "This answer is already in the channel."
+	// ShareFailedLabel answers a press whose post Slack did not take.
+	ShareFailedLabel = "Sorry, I couldn't share the answer. Please try again."
+	// ShareGoneLabel answers a press on an answer no longer kept to share.
+	ShareGoneLabel = "I no longer have this answer to share; please ask again."
+	// SuggestionsLabel heads the suggested prompts of a new thread.
+	SuggestionsLabel = "Try asking"
+	// maxTitle bounds a thread's title and a suggestion's.
+	maxTitle = 60
+)
+
+// Asked says who asked the question of an answer shared in the channel;
+// who is the asker as the platform mentions them, question "" when it is
+// no longer at hand.
+func Asked(who, question string) string {
+	if question = oneLine(question); question == "" {
+		return who + " asked:"
+	}
+	return who + " asked: “" + question + "”"
+}
+
+// Title names a thread after its first question.
+func Title(question string) string { return text.ClipWords(oneLine(question), maxTitle) }
+
+// Suggestion is a question offered to someone who has not asked yet.
+type Suggestion struct {
+	Title   string // short, on the button
+	Message string // what is asked when it is pressed
+}
+
+// Suggest offers up to n questions: those people voted up (liked),
+// else questions about the knowledge base's documents (titles), each
+// once.
+func Suggest(liked, titles []string, n int) []Suggestion {
+	var out []Suggestion
+	seen := map[string]bool{}
+	add := func(title, message string) {
+		title, message = oneLine(title), oneLine(message)
+		if len(out) >= n || title == "" || seen[strings.ToLower(message)] {
+			return
+		}
+		seen[strings.ToLower(message)] = true
+		out = append(out, Suggestion{Title: text.ClipWords(title, maxTitle), Message: message})
+	}
+	for _, q := range liked {
+		add(q, q)
+	}
+	for _, t := range titles {
+		add(t, "What does “"+oneLine(t)+"” say?")
+	}
+	return out
+}

@@ -34,6 +34,11 @@ type Incoming struct {
 	// thread channel) holds everyone's questions, so the conversation is
 	// the asker's.
 	Conversation string
+	// Viewing, when set, is the channel the asker is looking at while
+	// asking (Slack's AI-app view tells it): the question may be about
+	// it, so its private documents are in scope, as they are for a
+	// question asked there.
+	Viewing string
 	// MaxIdle, when set, is the longest silence the conversation survives:
 	// a question after a longer one starts afresh. Discord sets it, since
 	// an asker's turns in a channel are a conversation only while recent;

@@ -50,6 +50,12 @@ type Store interface {
 	// question of user ("" for anyone): a thread reply continues the
 	// conversation only of someone the bot answered there.
 	Answered(ctx context.Context, thread, user string) (bool, error)
+	// Liked returns up to n questions whose answers people voted up
+	// (more 👍 than 👎) in threads whose key starts with prefix (a
+	// workspace's, "slack:T123:"), most liked first, each once: the
+	// questions offered to people as examples of what the bot answers
+	// well.
+	Liked(ctx context.Context, prefix string, n int) ([]string, error)
 }
 
 // ErrUnknownAnswer is returned by SaveVote for an answer never saved.

@@ -300,6 +300,23 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
+// Titles returns up to n titles of the documents workspace may see
+// wherever it is asked (its own and the shared files, none of a private
+// channel), each once, the most recently updated first.
+func (s *DocumentStore) Titles(ctx context.Context, workspace string, n int) ([]string, error) {
+	rows, err := s.db.pool.Query(ctx, `SELECT title FROM documents
+		WHERE workspace IN ($1, '') AND NOT private AND title <> ''
+		GROUP BY title ORDER BY max(updated) DESC, title LIMIT $2`, cleanText(workspace), max(n, 0))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: titles: %w", err)
+	}
+	titles, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("postgres: titles: %w", err)
+	}
+	return titles, nil
+}
+
 // CountDocuments returns the number of stored documents.
 func (s *DocumentStore) CountDocuments(ctx context.Context) (int, error) {
 	return s.count(ctx, "documents")

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/feedback"
 )
@@ -73,6 +75,25 @@ func (f *Feedback) SaveVote(ctx context.Context, answerID, voter string, vote in
 		return fmt.Errorf("postgres: save vote on %q: %w", answerID, feedback.ErrUnknownAnswer)
 	}
 	return nil
+}
+
+// Liked returns up to n questions voted up in threads under prefix,
+// most liked first. A question asked again counts once, with the votes
+// of every time it was answered; votes outlive their answers' rows, and
+// count still.
+func (f *Feedback) Liked(ctx context.Context, prefix string, n int) ([]string, error) {
+	rows, err := f.db.pool.Query(ctx, `SELECT question FROM feedback
+		WHERE starts_with(thread, $1) AND question <> ''
+		GROUP BY question HAVING sum(vote) > 0
+		ORDER BY sum(vote) DESC, max(created) DESC, question LIMIT $2`, cleanText(prefix), max(n, 0))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: liked questions: %w", err)
+	}
+	questions, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("postgres: liked questions: %w", err)
+	}
+	return questions, nil
 }
 
 // Votes returns every vote with its answer, oldest first. A vote whose

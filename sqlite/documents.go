@@ -260,6 +260,20 @@ func (s *DocumentStore) DocumentsByPrefix(ctx context.Context, workspace, prefix
 	return docs, nil
 }
 
+// Titles returns up to n titles of the documents workspace may see
+// wherever it is asked (its own and the shared files, none of a private
+// channel), each once, the most recently updated first.
+func (s *DocumentStore) Titles(ctx context.Context, workspace string, n int) ([]string, error) {
+	rows, err := s.db.db.QueryContext(ctx, `SELECT title FROM documents
+		WHERE workspace IN (?, '') AND private = 0 AND title <> ''
+		GROUP BY title ORDER BY max(updated) DESC, title LIMIT ?`, workspace, max(n, 0))
+	titles, err := scanStrings(rows, err)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: titles: %w", err)
+	}
+	return titles, nil
+}
+
 // escapeLike escapes the wildcards of a LIKE pattern, with \ as the escape.
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)

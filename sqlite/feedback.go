@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -45,6 +46,39 @@ func (f *Feedback) Answered(ctx context.Context, thread, user string) (bool, err
 		return false, fmt.Errorf("sqlite: answered in %q: %w", thread, err)
 	}
 	return found, nil
+}
+
+// Liked returns up to n questions voted up in threads under prefix,
+// most liked first. A question asked again counts once, with the votes
+// of every time it was answered.
+func (f *Feedback) Liked(ctx context.Context, prefix string, n int) ([]string, error) {
+	rows, err := f.db.db.QueryContext(ctx, `SELECT a.question FROM votes v JOIN answers a ON a.id = v.answer_id
+		WHERE substr(a.thread, 1, length(?1)) = ?1 AND a.question <> ''
+		GROUP BY a.question HAVING sum(v.vote) > 0
+		ORDER BY sum(v.vote) DESC, max(v.created) DESC, a.question LIMIT ?2`, prefix, max(n, 0))
+	out, err := scanStrings(rows, err)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: liked questions: %w", err)
+	}
+	return out, nil
+}
+
+// scanStrings reads rows of one text column, closing them; err is the
+// query's.
+func scanStrings(rows *sql.Rows, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }
 
 // SaveVote stores voter's vote on an answer, replacing an earlier one.

@@ -71,7 +71,7 @@ func TestPrivateAskSharedOnce(t *testing.T) {
 		// Pressed again, on the message as it was (a client that had not
 		// seen the update), and on the updated one.
 		again := h.press(answer, "U1", buttons[2].CustomID)
-		if again[0].Type != discordtest.CallbackMessage || !again[0].Ephemeral() || again[0].Content != bot.AlreadySharedMessage {
+		if again[0].Type != discordtest.CallbackMessage || !again[0].Ephemeral() || again[0].Content != bot.AlreadySharedLabel {
 			t.Errorf("second share answered with %+v", again[0])
 		}
 		pub := h.fake.BotMessages("C1")
@@ -79,7 +79,7 @@ func TestPrivateAskSharedOnce(t *testing.T) {
 			t.Fatalf("%d public messages, want the one share:\n%s", len(pub), h.fake.Dump())
 		}
 		shared := pub[0]
-		for _, want := range []string{bot.AskedBy("<@U1>"), "24 months", "Data retention policy", "Medium confidence"} {
+		for _, want := range []string{bot.Asked("<@U1>", "")[:len("<@U1> asked")], "24 months", "Data retention policy", "Medium confidence"} {
 			if !strings.Contains(shared.Text(), want) {
 				t.Errorf("shared answer lacks %q:\n%s", want, shared.Text())
 			}
@@ -124,7 +124,7 @@ func TestShareOnAnotherReplica(t *testing.T) {
 	}
 	h.fake.Wait(t, "the shared answer", func() bool { return len(h.fake.BotMessages("C1")) > 0 })
 	pub := h.fake.BotMessages("C1")
-	if len(pub) != 1 || !strings.HasPrefix(pub[0].Content, bot.AskedBy("<@U1>")) || !strings.Contains(pub[0].Text(), "Medium confidence") {
+	if len(pub) != 1 || !strings.HasPrefix(pub[0].Content, bot.Asked("<@U1>", "")[:len("<@U1> asked")]) || !strings.Contains(pub[0].Text(), "Medium confidence") {
 		t.Fatalf("want one share from the pressed message:\n%s", h.fake.Dump())
 	}
 }

@@ -253,7 +253,7 @@ func Private(v bot.View, share bool) []Message {
 // allowed_mentions keeps from pinging them).
 func Shared(v bot.View, asker string) []Message {
 	msgs := Embeds(v)
-	msgs[0].Content = bot.AskedBy(asker)
+	msgs[0].Content = bot.Asked(asker, v.Question)
 	return msgs
 }
 

@@ -66,7 +66,7 @@ func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond 
 	if v, ok := a.shelf.get(answerID); ok {
 		msgs = Shared(v, "<@"+user+">")
 	} else if ia.Message != nil && len(ia.Message.Embeds) > 0 {
-		msgs = []Message{{Content: bot.AskedBy("<@" + user + ">"), Embeds: ia.Message.Embeds, Components: feedbackButtons(answerID)}}
+		msgs = []Message{{Content: bot.Asked("<@"+user+">", ""), Embeds: ia.Message.Embeds, Components: feedbackButtons(answerID)}}
 	}
 	tell := func(text string) {
 		if err := respond(ephemeral(text)); err != nil {
@@ -74,7 +74,7 @@ func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond 
 		}
 	}
 	if msgs == nil || user == "" || ia.Token == "" {
-		tell(bot.ShareGoneMessage)
+		tell(bot.ShareGoneLabel)
 		return
 	}
 	// The response is due within three seconds.
@@ -84,10 +84,10 @@ func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond 
 	switch {
 	case err != nil:
 		log.Error("could not check whether the answer was shared", "err", err)
-		tell(bot.ShareFailedMessage)
+		tell(bot.ShareFailedLabel)
 		return
 	case !first:
-		tell(bot.AlreadySharedMessage)
+		tell(bot.AlreadySharedLabel)
 		return
 	}
 	// The asker's copy shows the answer as it was, its Share button
@@ -117,7 +117,7 @@ func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond 
 	for _, m := range msgs {
 		if err := r.more(ctx, m); err != nil {
 			log.Error("could not share the answer", "err", err)
-			if err := r.Private(ctx, bot.ShareFailedMessage); err != nil {
+			if err := r.Private(ctx, bot.ShareFailedLabel); err != nil {
 				log.Warn("could not tell the asker", "err", err)
 			}
 			return

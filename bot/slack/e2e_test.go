@@ -41,11 +41,13 @@ type retriever struct {
 
 	mu      sync.Mutex
 	queries []string
+	scopes  []agent.Scope
 }
 
 func (r *retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Document, error) {
 	r.mu.Lock()
 	r.queries = append(r.queries, req.Query)
+	r.scopes = append(r.scopes, req.Scope)
 	r.mu.Unlock()
 	if r.gate != nil {
 		select {
@@ -151,6 +153,10 @@ type options struct {
 	// redeliver bounds redelivery in the clock's time (default: the
 	// adapter's 15 minutes).
 	redeliver time.Duration
+	// native shows answers with Slack's AI-app surface; liked and titles
+	// are what the stores give for suggested prompts.
+	native        bool
+	liked, titles []string
 }
 
 // clock is the adapter's time in tests: a wait returns at once and moves
@@ -216,7 +222,7 @@ func newEnv(t *testing.T, o options) *env {
 
 	a, err := New(Config{BotToken: fake.BotToken, AppToken: fake.AppToken, SigningSecret: fake.SigningSecret,
 		APIURL: fake.APIURL(), Log: log, HTTPClient: o.client, Redeliver: o.redeliver,
-		Sleep: e.clock.Sleep, Now: e.clock.Now}, e.d)
+		Sleep: e.clock.Sleep, Now: e.clock.Now, Native: o.native, Liked: examples(o.liked), Titles: examples(o.titles)}, e.d)
 	if err != nil {
 		t.Fatal(err)
 	}

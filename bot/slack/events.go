@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,6 +73,9 @@ type slackEvent struct {
 	DeletedTS   string          `json:"deleted_ts"`
 	Message     *changedMessage `json:"message"`
 	Previous    *changedMessage `json:"previous_message"`
+	// Assistant is the thread of an assistant_thread_started or
+	// assistant_thread_context_changed event.
+	Assistant *assistantThread `json:"assistant_thread"`
 }
 
 type changedMessage struct {
@@ -221,6 +225,9 @@ func (a *Adapter) onEvent(ctx context.Context, c eventCallback) {
 		a.log.Warn("ignoring an event Slack sent", "type", c.Type, "event", c.EventID, "err", c.Event.err)
 		return
 	}
+	if c.Event.slackEvent != nil && a.onAssistantEvent(ctx, cmp.Or(c.TeamID, a.self().TeamID), c.Event.slackEvent) {
+		return
+	}
 	in, kind := readEvent(c, a.self())
 	switch {
 	case kind == eventIgnored:
@@ -229,7 +236,7 @@ func (a *Adapter) onEvent(ctx context.Context, c eventCallback) {
 		// Nobody asked the bot anything: no hint, no ingest command.
 		return
 	}
-	r := a.replier(in.Channel, in.Thread, in.User)
+	r := a.replierFor(in)
 	if in.Text == "" {
 		a.tell(ctx, r, emptyQuestionHint)
 		return
@@ -238,7 +245,14 @@ func (a *Adapter) onEvent(ctx context.Context, c eventCallback) {
 		a.ingestChannel(ctx, in, since, r)
 		return
 	}
+	assistant := inAssistantThread(in)
+	if assistant {
+		in.Viewing = a.viewing.get(in.Channel + "/" + in.Thread)
+	}
 	err := a.d.Submit(ctx, in, r)
+	if err == nil && assistant {
+		a.background(func(ctx context.Context) { a.titleThread(ctx, in) })
+	}
 	if errors.Is(err, bot.ErrDuplicate) {
 		a.log.Debug("duplicate delivery ignored", "event", in.EventID, "ts", in.MessageID)
 	}

@@ -72,13 +72,35 @@ func TestParseInteraction(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("ok %v, err %v", ok, err)
 	}
-	if want := (vote{AnswerID: "ans1", User: "U1", Value: -1, Channel: "C1", Thread: "1.1"}); v != want {
+	if want := (press{AnswerID: "ans1", User: "U1", Value: -1, Channel: "C1", Thread: "1.1"}); v != want {
 		t.Errorf("got %+v, want %+v", v, want)
+	}
+	// The native feedback_buttons carry the vote in their value; the
+	// share button the answer id.
+	for _, c := range []struct {
+		action string
+		want   press
+	}{
+		{`{"action_id":"feedback","block_id":"x","type":"feedback_buttons","value":"up:ans2"}`, press{AnswerID: "ans2", User: "U1", Value: 1, Channel: "D1"}},
+		{`{"action_id":"feedback","block_id":"x","type":"feedback_buttons","value":"down:ans2"}`, press{AnswerID: "ans2", User: "U1", Value: -1, Channel: "D1"}},
+		{`{"action_id":"share_answer","block_id":"share","type":"button","value":"ans3"}`, press{AnswerID: "ans3", User: "U1", Share: true, Channel: "D1", ResponseURL: "https://hooks.slack.com/r"}},
+	} {
+		p := `{"type":"block_actions","user":{"id":"U1"},"container":{"type":"message","channel_id":"D1","is_ephemeral":true},` +
+			`"response_url":"https://hooks.slack.com/r","actions":[` + c.action + `]}`
+		got, ok, err := parseInteraction([]byte(p))
+		if c.want.ResponseURL == "" {
+			got.ResponseURL = ""
+		}
+		if err != nil || !ok || got != c.want {
+			t.Errorf("%s: got %+v (ok %v, err %v), want %+v", c.action, got, ok, err, c.want)
+		}
 	}
 	for _, p := range []string{
 		`{"type":"block_actions","user":{"id":"U1"},"actions":[{"action_id":"other","block_id":"b","value":"x"}]}`,
 		`{"type":"view_submission","user":{"id":"U1"}}`,
 		`{"type":"block_actions","actions":[{"action_id":"feedback_up","block_id":"feedback","value":"x"}]}`,
+		`{"type":"block_actions","user":{"id":"U1"},"actions":[{"action_id":"feedback","type":"feedback_buttons","value":"sideways:x"}]}`,
+		`{"type":"block_actions","user":{"id":"U1"},"actions":[{"action_id":"feedback","type":"feedback_buttons","value":"up:"}]}`,
 	} {
 		if _, ok, _ := parseInteraction([]byte(p)); ok {
 			t.Errorf("%s parsed as a vote", p)
@@ -93,6 +115,9 @@ func FuzzParseEvent(f *testing.F) {
 	f.Add(callback(`{"type":"message","channel_type":"im","user":"U1","text":"<@","ts":"1.1","channel":"D1"}`))
 	f.Add([]byte(`{"type":"event_callback","event":null}`))
 	f.Add([]byte(`{"type":"event_callback","event":[1,2]}`))
+	f.Add(callback(`{"type":"assistant_thread_started","assistant_thread":{"user_id":"U1","channel_id":"D1","thread_ts":"1.1","context":{"channel_id":"C1","team_id":"T1"}},"event_ts":"1.2"}`))
+	f.Add(callback(`{"type":"assistant_thread_context_changed","assistant_thread":{"channel_id":"D1","context":7}}`))
+	f.Add(callback(`{"type":"message","channel_type":"im","user":"U1","text":"hi","ts":"1.3","thread_ts":"1.1","channel":"D1","assistant_thread":{"action_token":"x"}}`))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		in, ok, _ := parseEvent(payload, me)
 		if ok && (in.Channel == "" || in.Thread == "" || in.User == "") {
@@ -109,8 +134,32 @@ func FuzzParseInteraction(f *testing.F) {
 	f.Add([]byte(`{"type":"block_actions","state":{"values":7}}`))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		v, ok, _ := parseInteraction(payload)
-		if ok && (v.AnswerID == "" || v.User == "" || (v.Value != 1 && v.Value != -1)) {
-			t.Errorf("a vote without answer, voter or value: %+v", v)
+		if ok && (v.AnswerID == "" || v.User == "" || (v.Share == (v.Value != 0)) || (v.Value != 0 && v.Value != 1 && v.Value != -1)) {
+			t.Errorf("a press without answer, presser or meaning: %+v", v)
+		}
+	})
+}
+
+// FuzzParseCommand reads slash commands, as a form (HTTP) and as JSON
+// (Socket Mode): a command taken names its asker, channel and a URL to
+// answer at.
+func FuzzParseCommand(f *testing.F) {
+	fake := slacktest.NewServer()
+	form := fake.SlashCommand("C1", "U1", "/ask", "what is our refund policy? <@UBOT> &amp;")
+	fake.Close()
+	f.Add([]byte(form.Encode()))
+	b, _ := json.Marshal(map[string]any{"command": "/ask", "text": "x", "user_id": "U1", "channel_id": "C1",
+		"response_url": "https://hooks.slack.com/commands/T/1/x", "is_enterprise_install": false})
+	f.Add(b)
+	f.Add([]byte("response_url=javascript%3Aalert(1)&user_id=U&channel_id=C"))
+	f.Add([]byte(`{"user_id":7}`))
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		for _, parse := range []func([]byte) (command, error){parseCommandForm, parseCommandJSON} {
+			c, err := parse(payload)
+			if err == nil && (c.UserID == "" || c.ChannelID == "" || !strings.HasPrefix(c.ResponseURL, "http")) {
+				t.Errorf("a command without asker, channel or response_url: %+v", c)
+			}
+			_ = question(c.Text, "UBOT")
 		}
 	})
 }

@@ -16,15 +16,16 @@ import (
 // are a few kilobytes.
 const maxBody = 1 << 20
 
-// Handler serves Slack's request URLs: POST /slack/events (the Events API)
-// and POST /slack/interactions (buttons). Every request must carry a valid
-// signature made with the signing secret no more than five minutes ago, or
-// it is refused with 401. Deliveries are answered 200 at once and handled
+// Handler serves Slack's request URLs: POST /slack/events (the Events API),
+// POST /slack/interactions (buttons) and POST /slack/commands (/ask).
+// Every request must carry a valid signature made with the signing secret
+// no more than five minutes ago, or it is refused with 401. Deliveries are answered 200 at once and handled
 // afterwards.
 func (a *Adapter) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /slack/events", a.serveEvents)
 	mux.HandleFunc("POST /slack/interactions", a.serveInteractions)
+	mux.HandleFunc("POST /slack/commands", a.serveCommands)
 	return mux
 }
 

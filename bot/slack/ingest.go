@@ -37,7 +37,7 @@ func ingestCommand(text string) (since time.Time, ok bool) {
 // ingestChannel hands an ingest command to the ingester; its progress is
 // one message in the command's thread, edited as the run goes. Refusals
 // go only to the asker.
-func (a *Adapter) ingestChannel(ctx context.Context, in bot.Incoming, since time.Time, r *replier) {
+func (a *Adapter) ingestChannel(ctx context.Context, in bot.Incoming, since time.Time, r bot.Replier) {
 	st := &ingestStatus{a: a, channel: in.Channel, thread: in.Thread}
 	err := a.cfg.Ingest.IngestChannel(ctx, bot.IngestRequest{
 		Platform: platform, Workspace: in.Workspace, Channel: in.Channel, User: in.User, Since: since,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/slack-go/slack"
 )
@@ -14,57 +15,74 @@ const (
 	voteFailedMessage = "Sorry, I couldn't record your feedback. Please try again later."
 )
 
-// vote is one press of a feedback button.
-type vote struct {
+// press is one press of a button of the bot's: a feedback vote, or the
+// share button under a private answer.
+type press struct {
 	AnswerID string
 	User     string
-	Value    int // +1 or -1
+	Value    int  // +1 or -1, for a vote
+	Share    bool // the share button
 	Channel  string
 	Thread   string // where the answer is, for the private thank-you
+	// ResponseURL replaces or answers the message pressed on.
+	ResponseURL string
 }
 
-// parseInteraction reads a block_actions payload and returns the feedback
-// vote it carries; ok is false for any other interaction.
-func parseInteraction(payload []byte) (v vote, ok bool, err error) {
+// parseInteraction reads a block_actions payload and returns the press it
+// carries: of the classic 👍/👎 buttons, the native feedback_buttons, or
+// the share button; ok is false for any other interaction.
+func parseInteraction(payload []byte) (p press, ok bool, err error) {
 	var ic slack.InteractionCallback
 	if err := json.Unmarshal(payload, &ic); err != nil {
-		return vote{}, false, fmt.Errorf("slack: decode interaction: %w", err)
+		return press{}, false, fmt.Errorf("slack: decode interaction: %w", err)
 	}
 	if ic.Type != slack.InteractionTypeBlockActions || ic.User.ID == "" {
-		return vote{}, false, nil
+		return press{}, false, nil
 	}
 	for _, act := range ic.ActionCallback.BlockActions {
 		if act == nil || act.Value == "" {
 			continue
 		}
+		p.AnswerID = act.Value
 		switch act.ActionID {
 		case ActionFeedbackUp:
-			v.Value = 1
+			p.Value = 1
 		case ActionFeedbackDown:
-			v.Value = -1
-		default:
+			p.Value = -1
+		case ActionShare:
+			p.Share = true
+		case ActionFeedback:
+			if id, up := strings.CutPrefix(act.Value, feedbackUp); up {
+				p.AnswerID, p.Value = id, 1
+			} else if id, down := strings.CutPrefix(act.Value, feedbackDown); down {
+				p.AnswerID, p.Value = id, -1
+			}
+		}
+		if p.AnswerID == "" || (p.Value == 0 && !p.Share) {
+			p = press{}
 			continue
 		}
-		v.AnswerID, v.User = act.Value, ic.User.ID
-		v.Channel = ic.Container.ChannelID
-		if v.Channel == "" {
-			v.Channel = ic.Channel.ID
+		p.User, p.ResponseURL = ic.User.ID, ic.ResponseURL
+		p.Channel = ic.Container.ChannelID
+		if p.Channel == "" {
+			p.Channel = ic.Channel.ID
 		}
 		// The answer sits in a thread; a message that is its own thread
 		// root (a DM answered at top level) has no thread_ts.
-		v.Thread = ic.Container.ThreadTs
-		if v.Thread == "" {
-			v.Thread = ic.Message.ThreadTimestamp
+		p.Thread = ic.Container.ThreadTs
+		if p.Thread == "" {
+			p.Thread = ic.Message.ThreadTimestamp
 		}
-		return v, true, nil
+		return p, true, nil
 	}
-	return vote{}, false, nil
+	return press{}, false, nil
 }
 
 // onInteraction handles an acknowledged interaction: a feedback vote goes
-// to the dispatcher and the voter is thanked privately.
+// to the dispatcher and the voter is thanked privately; a share posts the
+// private answer in the channel.
 func (a *Adapter) onInteraction(ctx context.Context, payload []byte) {
-	v, ok, err := parseInteraction(payload)
+	p, ok, err := parseInteraction(payload)
 	if err != nil {
 		a.log.Warn("ignoring an interaction Slack sent", "err", err)
 		return
@@ -72,13 +90,17 @@ func (a *Adapter) onInteraction(ctx context.Context, payload []byte) {
 	if !ok {
 		return
 	}
-	reply := thanksMessage
-	if err := a.d.Vote(ctx, v.AnswerID, v.User, v.Value); err != nil {
-		a.log.Error("could not record a vote", "answer", v.AnswerID, "err", err)
-		reply = voteFailedMessage
-	}
-	if v.Channel == "" {
+	if p.Share {
+		a.onShare(ctx, p.AnswerID, p.User, p.ResponseURL)
 		return
 	}
-	a.tell(ctx, a.replier(v.Channel, v.Thread, v.User), reply)
+	reply := thanksMessage
+	if err := a.d.Vote(ctx, p.AnswerID, p.User, p.Value); err != nil {
+		a.log.Error("could not record a vote", "answer", p.AnswerID, "err", err)
+		reply = voteFailedMessage
+	}
+	if p.Channel == "" {
+		return
+	}
+	a.tell(ctx, a.replier(p.Channel, p.Thread, p.User), reply)
 }

@@ -70,11 +70,17 @@ func FinalMessages(v bot.View) [][]slack.Block {
 	if len(body) == 0 {
 		body = append(body, section("_"+bot.EmptyAnswerLabel+"_"))
 	}
-	var trailer []slack.Block
-	trailer = append(trailer, contextBlock(escape(placeLine(f))))
+	return pack(body, append(trailer(f), feedbackButtons(v.AnswerID)))
+}
+
+// trailer is what follows an answer: where it came from, the numbered
+// sources, any claims the check could not verify and the confidence badge.
+func trailer(f *bot.Final) []slack.Block {
+	var blocks []slack.Block
+	blocks = append(blocks, contextBlock(escape(placeLine(f))))
 	if len(f.Sources) > 0 {
 		for _, part := range markdown.Split("*"+bot.SourcesLabel+"*\n"+sourceLines(f.Sources), sectionLimit) {
-			trailer = append(trailer, section(part))
+			blocks = append(blocks, section(part))
 		}
 	}
 	if len(f.Unverified) > 0 {
@@ -84,11 +90,10 @@ func FinalMessages(v bot.View) [][]slack.Block {
 			b.WriteString("\n• " + escape(c))
 		}
 		for _, part := range markdown.Split(b.String(), sectionLimit) {
-			trailer = append(trailer, section(part))
+			blocks = append(blocks, section(part))
 		}
 	}
-	trailer = append(trailer, contextBlock(escape(f.Badge.String())), feedbackButtons(v.AnswerID))
-	return pack(body, trailer)
+	return append(blocks, contextBlock(escape(f.Badge.String())))
 }
 
 // placeLine says where the answer came from, why, and how the question

@@ -35,17 +35,54 @@ func TestRenderGolden(t *testing.T) {
 			} else {
 				out["blocks"] = blocks
 			}
-			var b bytes.Buffer
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false) // keep Slack's <url|title> readable
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(out); err != nil {
-				t.Fatal(err)
-			}
-			golden(t, c.Name+".json", b.Bytes())
+			golden(t, c.Name+".json", encode(t, out))
 			checkLimits(t, c.View)
 		})
 	}
+}
+
+// TestNativeGolden is the shape of every view of the shared set on
+// Slack's AI-app surface: the status line and streamed draft of a view in
+// progress; the text and blocks that end the stream of a finished one,
+// and its private answer (/ask) with the share button. The shared answer
+// is FinalMessages under who asked (shared.json).
+func TestNativeGolden(t *testing.T) {
+	for _, c := range viewtest.Views() {
+		t.Run(c.Name, func(t *testing.T) {
+			out := map[string]any{}
+			if c.View.Done {
+				md, blocks := StreamFinal(c.View)
+				out["stream"], out["stop_blocks"], out["private"] = md, blocks, PrivateAnswer(c.View)
+				if c.View.Final != nil {
+					out["shared_note"] = SharedNote(c.View)
+				}
+			} else {
+				out["status"], out["stream"] = StatusLine(c.View), StreamDraft(c.View.Draft)
+			}
+			golden(t, filepath.Join("native", c.Name+".json"), encode(t, out))
+		})
+	}
+	v := viewtest.Views()[0].View
+	for _, c := range viewtest.Views() {
+		if c.View.Done && c.View.Final != nil {
+			v = c.View
+			break
+		}
+	}
+	golden(t, filepath.Join("native", "shared.json"), encode(t, SharedMessages(v, "U1")))
+}
+
+// encode is v as indented JSON, Slack's <url|title> kept readable.
+func encode(t *testing.T, v any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // longAnswer is far more than one message holds, with a code block longer

@@ -21,13 +21,27 @@ type address struct {
 	AnswerID string `json:"answer_id,omitempty"`
 	TS       string `json:"ts,omitempty"`
 	Unsure   bool   `json:"unsure,omitempty"` // the placeholder may have been posted without its ts known
+	// Native is set for a question shown with the AI-app surface.
+	Native *native `json:"native,omitempty"`
+	// Private is set for a question answered to its asker alone (/ask).
+	Private *private `json:"private,omitempty"`
+}
+
+// native is what a nativeReplier adds to its address: the workspace, and
+// whether it fell back to post-and-edit.
+type native struct {
+	Team    string `json:"team"`
+	Classic bool   `json:"classic,omitempty"`
 }
 
 // Address implements bot.Addressed.
-func (r *replier) Address() ([]byte, error) {
+func (r *replier) Address() ([]byte, error) { return r.address(nil, nil) }
+
+func (r *replier) address(n *native, p *private) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return json.Marshal(address{Channel: r.channel, Thread: r.thread, User: r.user, AnswerID: r.answerID, TS: r.ts, Unsure: r.unsure})
+	return json.Marshal(address{Channel: r.channel, Thread: r.thread, User: r.user, AnswerID: r.answerID, TS: r.ts,
+		Unsure: r.unsure, Native: n, Private: p})
 }
 
 // Resume implements bot.Resumer: the replier of a question whose
@@ -44,6 +58,14 @@ func (a *Adapter) Resume(id string, addr []byte) (bot.Replier, error) {
 	}
 	r := a.replier(ad.Channel, ad.Thread, ad.User)
 	r.answerID, r.ts, r.unsure = cmp.Or(ad.AnswerID, id), ad.TS, ad.Unsure || ad.TS == ""
+	if ad.Private != nil {
+		return &privateReplier{replier: r, team: ad.Private.Team, url: ad.Private.URL, uses: ad.Private.Uses}, nil
+	}
+	if ad.Native != nil {
+		// A stream begun by the replica that took the question is not
+		// known here: a new one is begun.
+		return &nativeReplier{replier: r, team: ad.Native.Team, classic: ad.Native.Classic}, nil
+	}
 	return r, nil
 }
 

@@ -61,6 +61,17 @@ type Config struct {
 	// Conversations tells who the bot answered in which thread; nil: only
 	// mentions are answered in threads.
 	Conversations Conversations
+
+	// Native shows answers with Slack's AI-app surface: progress as the
+	// thread's status, the answer streamed, native feedback buttons
+	// (native.go). A workspace that refuses streaming gets posted and
+	// edited answers instead.
+	Native bool
+	// Liked and Titles give the suggested prompts of a new thread of the
+	// AI-app view (assistant.go): questions people voted up, else
+	// questions about the documents; nil: none of that kind.
+	Liked  LikedQuestions
+	Titles DocumentTitles
 }
 
 // The modes of Config.ThreadReplies.
@@ -105,6 +116,10 @@ type Adapter struct {
 	progress  slackapi.Policy // progress edits: the next one supersedes them
 	redeliver slackapi.Policy // one attempt of the outbox, which backs off itself
 	out       *outbox         // answers waiting for Slack to take them
+
+	noStream sync.Map  // workspaces that refused streaming (native.go)
+	viewing  *viewings // the channel each assistant thread's asker looks at (assistant.go)
+	shares   *shares   // private answers that may be shared (commands.go)
 }
 
 // identity is who the app is in its workspace, as auth.test reports it.
@@ -185,6 +200,7 @@ func New(cfg Config, d Dispatcher) (*Adapter, error) {
 	a.progress = slackapi.Policy{Retries: progressRetries, MaxWait: progressMaxWait, Sleep: cfg.Sleep, Log: a.log}
 	a.redeliver = slackapi.Policy{Retries: 1, MaxWait: maxRetryAfter, Sleep: cfg.Sleep, Log: a.log}
 	a.out = newOutbox(a)
+	a.viewing, a.shares = newViewings(), newShares()
 	return a, nil
 }
 

@@ -92,6 +92,13 @@ func (a *Adapter) onSocketEvent(ctx context.Context, client *socketmode.Client, 
 	switch req.Type {
 	case socketmode.RequestTypeInteractive:
 		a.background(func(ctx context.Context) { a.onInteraction(ctx, payload) })
+	case socketmode.RequestTypeSlashCommands:
+		c, err := parseCommandJSON(payload)
+		if err != nil {
+			a.log.Warn("ignoring a command Slack sent", "err", err)
+			return
+		}
+		a.background(func(ctx context.Context) { a.onCommand(ctx, c) })
 	default:
 		a.log.Info("ignoring a socket mode request", "type", req.Type)
 	}

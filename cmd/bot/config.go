@@ -61,6 +61,7 @@ type Config struct {
 	SlackAppToken      string        `env:"SLACK_APP_TOKEN" secret:"true" help:"Slack app-level token (xapp-…): use Socket Mode, no public URL needed"`
 	SlackSigningSecret string        `env:"SLACK_SIGNING_SECRET" secret:"true" help:"Slack signing secret: serve the Events API at POST /slack/events"`
 	SlackAPIURL        string        `env:"SLACK_API_URL" default:"https://slack.com/api/" help:"Slack Web API base URL; methods are appended (for proxies and tests)"`
+	SlackNative        bool          `env:"SLACK_NATIVE" default:"true" help:"Use Slack's AI-app surface: progress as the thread's status, answers streamed (chat.startStream) with native feedback buttons; a workspace that refuses streaming gets posted and edited answers. false: always post and edit"`
 	SlackThreadReplies string        `env:"SLACK_THREAD_REPLIES" default:"asker" help:"Which replies in a thread the bot answered in are questions without a mention: asker (the people it answered there), anyone, or mention-only"`
 	DiscordMode        string        `env:"DISCORD_MODE" help:"gateway (a bot connection) or http (an interactions endpoint at POST /discord/interactions); empty: Discord off"`
 	DiscordBotToken    string        `env:"DISCORD_BOT_TOKEN" secret:"true" help:"Discord bot token (gateway mode; in http mode only to register /ask)"`

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/bot/slack"
 	"github.com/switchboard/switchboard/examples"
 	"github.com/switchboard/switchboard/graphwalk"
 	"github.com/switchboard/switchboard/ingest"
@@ -107,6 +108,25 @@ func (k demoHiddenKnowledge) Empty(ctx context.Context) (bool, error) {
 		return held, err
 	}
 	return k.KnowledgeBase.Empty(ctx)
+}
+
+// titles are the documents' titles offered as questions in a real
+// workspace: none of the demo's, which a workspace never asked about.
+func (app *App) titles() slack.DocumentTitles {
+	return demoHiddenTitles{app.Docs, app.demo}
+}
+
+// demoHiddenTitles has no titles while the store holds the demo.
+type demoHiddenTitles struct {
+	slack.DocumentTitles
+	guard *demoGuard
+}
+
+func (t demoHiddenTitles) Titles(ctx context.Context, workspace string, n int) ([]string, error) {
+	if held, err := t.guard.held(ctx); err != nil || held {
+		return nil, err
+	}
+	return t.DocumentTitles.Titles(ctx, workspace, n)
 }
 
 // demoHiddenNames knows no entity while the store holds the demo: the

@@ -293,7 +293,10 @@ func startReplicas(t *testing.T, dbURL string, fake *slacktest.Server, model *ll
 	t.Helper()
 	env := []string{
 		"DATABASE_URL=" + dbURL, "SLACK_BOT_TOKEN=" + fake.BotToken, "SLACK_SIGNING_SECRET=" + fake.SigningSecret,
-		"SLACK_API_URL=" + fake.APIURL(), "OPENAI_BASE_URL=" + model.URL(), "OPENAI_API_KEY=test", "OPENAI_CHAT_MODEL=test",
+		"SLACK_API_URL=" + fake.APIURL(),
+		// Posted placeholders are what the test watches replicas take
+		// over; a stream is not taken over (bot/slack/native.go).
+		"SLACK_NATIVE=false", "OPENAI_BASE_URL=" + model.URL(), "OPENAI_API_KEY=test", "OPENAI_CHAT_MODEL=test",
 		"EDIT_INTERVAL=20ms", "QUESTION_LEASE=2s", "MAX_CONCURRENT_QUESTIONS=4", "HTTP_ADDR=127.0.0.1:0",
 		"OPENAI_MAX_RETRIES=0", "LOG_LEVEL=warn",
 	}

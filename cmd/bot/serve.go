@@ -184,7 +184,10 @@ func (s *server) connectSlack(ctx context.Context, chats chatPort) error {
 		HTTPClient: app.Metrics.HTTPClient("slack", &http.Client{Timeout: 30 * time.Second}), Ingest: chats,
 		// Who the bot answered in a thread comes from the answers the
 		// feedback store keeps (feedback.Store.Answered).
-		ThreadReplies: cfg.SlackThreadReplies, Conversations: app.Feedback, Sleep: s.sleep}, s.d)
+		ThreadReplies: cfg.SlackThreadReplies, Conversations: app.Feedback, Sleep: s.sleep,
+		// Slack's AI-app surface, unless turned off; its suggested
+		// prompts are the questions voted up, else the documents'.
+		Native: cfg.SlackNative, Liked: app.Feedback, Titles: app.titles()}, s.d)
 	if err != nil {
 		return err
 	}

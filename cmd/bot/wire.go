@@ -30,6 +30,8 @@ import (
 type docStore interface {
 	ingest.DocumentStore
 	Empty(ctx context.Context) (bool, error)
+	// Titles gives the suggested prompts of Slack's AI-app view.
+	Titles(ctx context.Context, workspace string, n int) ([]string, error)
 }
 
 // graphStore is what the commands and the offline router need of a graph.

@@ -29,6 +29,7 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 		{"UpsertDocumentReplacesChunks", testUpsertReplaces},
 		{"DeleteDocumentAndEmpty", testDeleteAndEmpty},
 		{"DocumentsByPrefix", testDocumentsByPrefix},
+		{"Titles", testTitles},
 		{"UpsertDocumentRejects", testUpsertRejects},
 		{"ConcurrentUse", testConcurrentUse},
 		{"RetrieveSurvivesHostileQueries", testHostileQueries},
@@ -231,6 +232,32 @@ func testDocumentsByPrefix(t *testing.T, s Store) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("DocumentsByPrefix(%q) = %q, want %q", c.prefix, got, c.want)
 		}
+	}
+}
+
+// testTitles checks the titles offered as questions: those a workspace
+// may see (its own and the shared files'), public only, each once, newest
+// first.
+func testTitles(t *testing.T, s Store) {
+	ctx := context.Background()
+	MustUpsert(t, s.Docs, s.BOW.Doc(t, "", "a.md", "Refund policy", "refunds"))
+	MustUpsert(t, s.Docs, s.BOW.Doc(t, "W", "b.md", "Onboarding guide", "welcome"))
+	MustUpsert(t, s.Docs, s.BOW.Doc(t, "W", "c.md", "Refund policy", "a copy"))
+	MustUpsert(t, s.Docs, s.BOW.Doc(t, "W2", "d.md", "Another workspace's plan", "secret"))
+	private := s.BOW.Doc(t, "W", "e.md", "Private channel notes", "secret")
+	private.Channel, private.Private = "C9", true
+	untitled := s.BOW.Doc(t, "W", "f.md", "", "no title")
+	MustUpsert(t, s.Docs, private, untitled)
+	got, err := s.Docs.Titles(ctx, "W", 5)
+	slices.Sort(got)
+	if want := []string{"Onboarding guide", "Refund policy"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("Titles(W, 5) = %q, %v; want %q", got, err, want)
+	}
+	if got, err := s.Docs.Titles(ctx, "W", 1); err != nil || len(got) != 1 {
+		t.Errorf("Titles(W, 1) = %q, %v; want one", got, err)
+	}
+	if got, err := s.Docs.Titles(ctx, "W3", 5); err != nil || !slices.Equal(got, []string{"Refund policy"}) {
+		t.Errorf("Titles(W3, 5) = %q, %v; want the shared file's", got, err)
 	}
 }
 

@@ -76,6 +76,49 @@ func TestFeedback(t *testing.T, open func(t *testing.T, now func() time.Time) fe
 		strings.ReplaceAll(b.Answer.Answer, "\x00", "") != "I can't answer that offline." || !b.VotedAt.Equal(clock) {
 		t.Errorf("second vote = %+v (sources must be empty, not nil; a NUL may be dropped, nothing else)", b)
 	}
+	checkLiked(t, f)
+}
+
+// checkLiked checks Liked on the store TestFeedback filled: a1 voted
+// down, a2 up in Discord.
+func checkLiked(t *testing.T, f feedback.Store) {
+	t.Helper()
+	ctx := context.Background()
+	for _, a := range []feedback.Answer{
+		{ID: "a3", Thread: "slack:T:C:2", Question: "Who owns billing?"},
+		{ID: "a4", Thread: "slack:T:C:3", Question: "How long do refunds take?"},
+		{ID: "a5", Thread: "slack:T:D:4", Question: "How long do refunds take?"}, // asked again: once
+		{ID: "a6", Thread: "slack:T2:C:1", Question: "Another workspace's?"},
+		{ID: "a7", Thread: "slack:T:C:5", Question: "Disliked?"},
+	} {
+		if err := f.SaveAnswer(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, v := range []struct {
+		id, voter string
+		vote      int
+	}{{"a3", "U6", 1}, {"a4", "U6", 1}, {"a5", "U7", 1}, {"a6", "U6", 1}, {"a7", "U6", 1}, {"a7", "U7", -1}, {"a7", "U8", -1}} {
+		if err := f.SaveVote(ctx, v.id, v.voter, v.vote); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		prefix string
+		n      int
+		want   []string
+	}{
+		{"slack:T:", 5, []string{"How long do refunds take?", "Who owns billing?"}},
+		{"slack:T:", 1, []string{"How long do refunds take?"}},
+		{"discord:", 5, []string{"Weather?"}},
+		{"slack:T%", 5, nil}, // the prefix is text, not a pattern
+		{"slack:T:", 0, nil},
+	} {
+		got, err := f.Liked(ctx, c.prefix, c.n)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("Liked(%q, %d) = %q, %v; want %q", c.prefix, c.n, got, err, c.want)
+		}
+	}
 }
 
 // checkAnswered checks Answered on a store where U1 was answered in thread

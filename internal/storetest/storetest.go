@@ -164,6 +164,7 @@ type Documents interface {
 	DocumentHash(ctx context.Context, workspace, key string) (string, bool, error)
 	DeleteDocument(ctx context.Context, workspace, key string) error
 	DocumentsByPrefix(ctx context.Context, workspace, prefix string) ([]kb.Document, error)
+	Titles(ctx context.Context, workspace string, n int) ([]string, error)
 	CountDocuments(ctx context.Context) (int, error)
 	CountChunks(ctx context.Context) (int, error)
 	Empty(ctx context.Context) (bool, error)

@@ -96,12 +96,50 @@ func (s *Server) NewEventID() string {
 // BlockAction is the block_actions payload Slack sends when user presses
 // the button actionID (with value) on the bot's message msg.
 func (s *Server) BlockAction(user string, msg Message, actionID, value string) map[string]any {
+	return s.blockAction(user, msg, map[string]any{
+		"action_id": actionID, "block_id": "feedback", "value": value, "type": "button",
+		"text": map[string]any{"type": "plain_text", "text": actionID, "emoji": true},
+	})
+}
+
+// FeedbackAction is the block_actions payload Slack sends when user
+// presses the positive (or negative) button of the feedback_buttons
+// element on msg; ok is false when msg has none.
+func (s *Server) FeedbackAction(user string, msg Message, positive bool) (payload map[string]any, ok bool) {
+	var blocks []struct {
+		Type     string    `json:"type"`
+		BlockID  string    `json:"block_id"`
+		Elements []element `json:"elements"`
+	}
+	if json.Unmarshal(msg.Blocks, &blocks) != nil {
+		return nil, false
+	}
+	for _, b := range blocks {
+		for _, e := range b.Elements {
+			if b.Type != "context_actions" || e.Type != "feedback_buttons" || e.Positive == nil || e.Negative == nil {
+				continue
+			}
+			button := e.Negative
+			if positive {
+				button = e.Positive
+			}
+			return s.blockAction(user, msg, map[string]any{
+				"action_id": e.ActionID, "block_id": b.BlockID, "value": button.Value, "type": "feedback_buttons",
+				"text": map[string]any{"type": "plain_text", "text": button.Text.Text, "emoji": true},
+			}), true
+		}
+	}
+	return nil, false
+}
+
+func (s *Server) blockAction(user string, msg Message, action map[string]any) map[string]any {
 	container := map[string]any{"type": "message", "message_ts": msg.TS, "channel_id": msg.Channel, "is_ephemeral": false}
 	message := map[string]any{"type": "message", "user": s.BotUserID, "bot_id": s.BotID, "ts": msg.TS, "text": msg.Text}
 	if msg.ThreadTS != "" {
 		container["thread_ts"] = msg.ThreadTS
 		message["thread_ts"] = msg.ThreadTS
 	}
+	action["action_ts"] = strconv.FormatInt(time.Now().Unix(), 10) + ".000000"
 	return map[string]any{
 		"type":         "block_actions",
 		"user":         map[string]any{"id": user, "username": user, "team_id": s.TeamID},
@@ -112,13 +150,19 @@ func (s *Server) BlockAction(user string, msg Message, actionID, value string) m
 		"team":         map[string]any{"id": s.TeamID, "domain": "fake"},
 		"channel":      map[string]any{"id": msg.Channel, "name": "general"},
 		"message":      message,
-		"response_url": s.srv.URL + "/actions/fake",
-		"actions": []map[string]any{{
-			"action_id": actionID, "block_id": "feedback", "value": value, "type": "button",
-			"text":      map[string]any{"type": "plain_text", "text": actionID, "emoji": true},
-			"action_ts": strconv.FormatInt(time.Now().Unix(), 10) + ".000000",
-		}},
+		"response_url": s.ResponseURL(msg.Channel, user),
+		"actions":      []map[string]any{action},
 	}
+}
+
+// EphemeralAction is the block_actions payload Slack sends when user
+// presses the button actionID (with value) on an ephemeral message in
+// channel: Slack sends no message then, and a response_url to replace it.
+func (s *Server) EphemeralAction(user, channel, actionID, value string) map[string]any {
+	p := s.BlockAction(user, Message{Channel: channel, TS: s.NewTS()}, actionID, value)
+	p["container"].(map[string]any)["is_ephemeral"] = true
+	delete(p, "message")
+	return p
 }
 
 // Sign returns Slack's X-Slack-Signature for body sent at ts.

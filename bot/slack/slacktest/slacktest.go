@@ -56,7 +56,8 @@ type Server struct {
 	socket     *socketConn            // the open Socket Mode connection, if any
 	acks       map[string]bool
 	connects   int
-	hist       history // channels, people and their messages (history.go)
+	hist       history   // channels, people and their messages (history.go)
+	assist     assistant // the AI-app surface (assistant.go)
 }
 
 // Message is a message the bot posted, with every version it had.
@@ -71,12 +72,20 @@ type Message struct {
 	// Unfurl holds the unfurl_links and unfurl_media the post asked for
 	// ("" when left out, and Slack decides).
 	Unfurl [2]string
+	// Markdown is the text of a streamed message (chat.startStream), and
+	// Streaming says that it was not stopped yet; Recipient is whom it
+	// was streamed to.
+	Markdown  string
+	Streaming bool
+	Recipient string
 }
 
-// Version is one content of a message.
+// Version is one content of a message: a post, an edit, or a streamed
+// message's text so far (Markdown) with, once stopped, its blocks.
 type Version struct {
-	Text   string
-	Blocks json.RawMessage
+	Text     string
+	Markdown string
+	Blocks   json.RawMessage
 }
 
 // Ephemeral is a message only one user sees.
@@ -107,6 +116,7 @@ func NewServer() *Server {
 	mux.HandleFunc("/api/{method}", s.serveAPI)
 	mux.HandleFunc("GET /link/", s.serveSocket)
 	mux.HandleFunc("GET /files/{id}/{name}", s.serveFile)
+	mux.HandleFunc("POST /response/{id}", s.serveResponse)
 	s.srv = httptest.NewServer(mux)
 	return s
 }
@@ -204,12 +214,23 @@ func (m *Message) copy() Message {
 	return c
 }
 
-// Content is the text a person sees in the message: every text of its
-// blocks, in order, or the fallback text when it has no blocks.
-func (m Message) Content() string { return content(m.Text, m.Blocks) }
+// Content is the text a person sees in the message: a streamed message's
+// text, then every text of its blocks, in order, or the fallback text when
+// it has no blocks.
+func (m Message) Content() string {
+	return Version{Text: m.Text, Markdown: m.Markdown, Blocks: m.Blocks}.Content()
+}
 
 // Content is the text a person sees in this version.
-func (v Version) Content() string { return content(v.Text, v.Blocks) }
+func (v Version) Content() string {
+	if v.Markdown == "" {
+		return content(v.Text, v.Blocks)
+	}
+	if len(v.Blocks) == 0 {
+		return v.Markdown
+	}
+	return v.Markdown + "\n" + content("", v.Blocks)
+}
 
 func content(text string, blocks json.RawMessage) string {
 	var v any
@@ -242,24 +263,48 @@ func content(text string, blocks json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
-// ActionValues returns the action ids and values of the message's buttons.
-func (m Message) ActionValues() map[string]string {
+// ActionValues returns the action ids and values of the message's
+// buttons; the two buttons of a feedback_buttons element as its action id
+// followed by "/positive" and "/negative".
+func (m Message) ActionValues() map[string]string { return actionValues(m.Blocks) }
+
+// ActionValues returns the action ids and values of the version's buttons
+// (see Message.ActionValues).
+func (v Version) ActionValues() map[string]string { return actionValues(v.Blocks) }
+
+type feedbackButton struct {
+	Text struct {
+		Text string `json:"text"`
+	} `json:"text"`
+	Value string `json:"value"`
+}
+
+type element struct {
+	Type     string          `json:"type"`
+	ActionID string          `json:"action_id"`
+	Value    string          `json:"value"`
+	Positive *feedbackButton `json:"positive_button"`
+	Negative *feedbackButton `json:"negative_button"`
+}
+
+func actionValues(raw json.RawMessage) map[string]string {
 	var blocks []struct {
-		Type     string `json:"type"`
-		Elements []struct {
-			ActionID string `json:"action_id"`
-			Value    string `json:"value"`
-		} `json:"elements"`
+		Type     string    `json:"type"`
+		Elements []element `json:"elements"`
 	}
 	out := map[string]string{}
-	if json.Unmarshal(m.Blocks, &blocks) != nil {
+	if json.Unmarshal(raw, &blocks) != nil {
 		return out
 	}
 	for _, b := range blocks {
-		if b.Type != "actions" {
+		if b.Type != "actions" && b.Type != "context_actions" {
 			continue
 		}
 		for _, e := range b.Elements {
+			if e.Type == "feedback_buttons" && e.Positive != nil && e.Negative != nil {
+				out[e.ActionID+"/positive"], out[e.ActionID+"/negative"] = e.Positive.Value, e.Negative.Value
+				continue
+			}
 			out[e.ActionID] = e.Value
 		}
 	}
@@ -316,6 +361,9 @@ func (s *Server) call(method string, form url.Values) map[string]any {
 	case "apps.connections.open":
 		u := "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/link/?ticket=fake&app_id=" + s.AppID
 		return map[string]any{"ok": true, "url": u}
+	}
+	if resp, ok := s.assistantAPI(method, form); ok {
+		return resp
 	}
 	if resp, ok := s.historyAPI(method, form); ok {
 		return resp

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -171,4 +172,15 @@ func (s *Server) Disconnect() error {
 	}
 	return c.write(map[string]any{"type": "disconnect", "reason": "refresh_requested",
 		"debug_info": map[string]any{"host": "fake-slack"}})
+}
+
+// SendCommand delivers a slash command form (see SlashCommand) over
+// Socket Mode, where its fields arrive as a JSON object, and returns the
+// envelope id.
+func (s *Server) SendCommand(form url.Values) (string, error) {
+	payload := map[string]string{}
+	for k := range form {
+		payload[k] = form.Get(k)
+	}
+	return s.Send("slash_commands", payload)
 }
