@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/switchboard/switchboard/agent"
@@ -101,7 +102,11 @@ func (r *Retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Do
 		}
 	}
 
-	docs, err := r.load(ctx, fuse(limit, text, vec))
+	preferred, err := r.preferred(ctx, req.Scope.Prefer, text, vec)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: retrieve %.80q: %w", query, err)
+	}
+	docs, err := r.load(ctx, fuse(limit, preferred, text, vec))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: retrieve %.80q: %w", query, err)
 	}
@@ -331,15 +336,50 @@ func (h *topK) Pop() any {
 	return x
 }
 
+// preferred returns which of the chunks ranked are of channel (none for
+// ""): the one the asker looks at.
+func (r *Retriever) preferred(ctx context.Context, channel string, rankings ...[]int64) (map[int64]bool, error) {
+	if channel == "" {
+		return nil, nil
+	}
+	ids, err := json.Marshal(slices.Concat(rankings...))
+	if err != nil {
+		return nil, err
+	}
+	st, err := r.db.prepared(ctx, `SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id
+		WHERE d.channel = ? AND c.id IN (SELECT value FROM json_each(?))`)
+	if err != nil {
+		return nil, fmt.Errorf("preferred channel: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, channel, string(ids))
+	if err != nil {
+		return nil, fmt.Errorf("preferred channel: %w", err)
+	}
+	defer rows.Close()
+	in := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("preferred channel: %w", err)
+		}
+		in[id] = true
+	}
+	return in, rows.Err()
+}
+
 // fuse combines rankings with Reciprocal Rank Fusion: a chunk scores
-// Σ 1/(k + rank) over the rankings it appears in. RRF needs no score
+// Σ 1/(k + rank) over the rankings it appears in, and
+// retrieval.PreferBonus more when preferred. RRF needs no score
 // calibration between bm25 and cosine, which live on unrelated scales.
-func fuse(limit int, rankings ...[]int64) []hit {
+func fuse(limit int, preferred map[int64]bool, rankings ...[]int64) []hit {
 	scores := map[int64]float64{}
 	for _, ids := range rankings {
 		for i, id := range ids {
 			scores[id] += 1 / float64(retrieval.RRFK+i+1)
 		}
+	}
+	for id := range preferred {
+		scores[id] += retrieval.PreferBonus
 	}
 	hits := make([]hit, 0, len(scores))
 	for id, s := range scores {

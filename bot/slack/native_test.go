@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
 	"github.com/switchboard/switchboard/feedback"
@@ -109,8 +110,8 @@ func TestAssistantThread(t *testing.T) {
 		t.Errorf("statuses %q lack the search", th.Statuses)
 	}
 	// The question was about the channel the asker looked at.
-	if sc := e.kb.scopeSeen(); sc.Channel != "C7" || sc.Workspace != e.fake.TeamID {
-		t.Errorf("scope %+v, want the channel looked at", sc)
+	if sc := e.kb.scopeSeen(); sc != (agent.Scope{Workspace: e.fake.TeamID, Channel: "C7", Prefer: "C7"}) {
+		t.Errorf("scope %+v, want the channel looked at, preferred", sc)
 	}
 
 	press, ok := e.fake.FeedbackAction("U1", m, true)
@@ -249,11 +250,11 @@ func TestAskPrivately(t *testing.T) {
 }
 
 // scopeSeen is the scope of the latest retrieval.
-func (r *retriever) scopeSeen() (sc struct{ Workspace, Channel string }) {
+func (r *retriever) scopeSeen() agent.Scope {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if n := len(r.scopes); n > 0 {
-		sc.Workspace, sc.Channel = r.scopes[n-1].Workspace, r.scopes[n-1].Channel
+		return r.scopes[n-1]
 	}
-	return sc
+	return agent.Scope{}
 }
