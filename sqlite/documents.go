@@ -267,19 +267,8 @@ func (s *DocumentStore) Titles(ctx context.Context, workspace string, n int) ([]
 	rows, err := s.db.db.QueryContext(ctx, `SELECT title FROM documents
 		WHERE workspace IN (?, '') AND private = 0 AND title <> ''
 		GROUP BY title ORDER BY max(updated) DESC, title LIMIT ?`, workspace, max(n, 0))
+	titles, err := column[string](rows, err)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: titles: %w", err)
-	}
-	defer rows.Close()
-	var titles []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, fmt.Errorf("sqlite: titles: %w", err)
-		}
-		titles = append(titles, t)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: titles: %w", err)
 	}
 	return titles, nil

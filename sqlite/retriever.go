@@ -162,23 +162,28 @@ func (r *Retriever) searchText(ctx context.Context, query string, sc agent.Scope
 		return nil, fmt.Errorf("full-text search: %w", err)
 	}
 	args := append(scopeArgs(sc), sql.Named("q", match), sql.Named("n", n))
-	rows, err := st.QueryContext(ctx, args...)
+	ids, err := column[int64](st.QueryContext(ctx, args...))
 	if err != nil {
 		return nil, fmt.Errorf("full-text search: %w", err)
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("full-text search: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
-	}
 	return ids, nil
+}
+
+// column reads rows of one column, closing them; err is the query's.
+func column[T any](rows *sql.Rows, err error) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // minCommonCheck is the store size, in chunks, from which searchText drops
@@ -351,20 +356,15 @@ func (r *Retriever) preferred(ctx context.Context, channel string, rankings ...[
 	if err != nil {
 		return nil, fmt.Errorf("preferred channel: %w", err)
 	}
-	rows, err := st.QueryContext(ctx, channel, string(ids))
+	found, err := column[int64](st.QueryContext(ctx, channel, string(ids)))
 	if err != nil {
 		return nil, fmt.Errorf("preferred channel: %w", err)
 	}
-	defer rows.Close()
-	in := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("preferred channel: %w", err)
-		}
+	in := make(map[int64]bool, len(found))
+	for _, id := range found {
 		in[id] = true
 	}
-	return in, rows.Err()
+	return in, nil
 }
 
 // fuse combines rankings with Reciprocal Rank Fusion: a chunk scores
