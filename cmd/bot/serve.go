@@ -187,7 +187,7 @@ func (s *server) connectSlack(ctx context.Context, chats chatPort) error {
 		ThreadReplies: cfg.SlackThreadReplies, Conversations: app.Feedback, Sleep: s.sleep,
 		// Slack's AI-app surface, unless turned off; its suggested
 		// prompts are the questions voted up, else the documents'.
-		Native: cfg.SlackNative, Liked: app.Feedback, Titles: app.titles()}, s.d)
+		Native: cfg.SlackNative, Liked: app.Feedback, Titles: app.titles(), Answers: app.Feedback}, s.d)
 	if err != nil {
 		return err
 	}
