@@ -2,6 +2,7 @@ package discord_test
 
 import (
 	"context"
+	"github.com/switchboard/switchboard/feedback"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -189,12 +190,21 @@ func TestAskInDM(t *testing.T) {
 	})
 }
 
-// liked is a LikedQuestions in memory, by thread-key prefix.
+// liked is a LikedQuestions in memory: the questions asked in each
+// thread, found by the thread key's prefix.
 type liked map[string][]string
 
-func (l liked) Liked(_ context.Context, prefix string, n int) ([]string, error) {
-	qs := l[prefix]
-	return qs[:min(n, len(qs))], nil
+func (l liked) Liked(_ context.Context, prefix string, n int) ([]feedback.Liked, error) {
+	var out []feedback.Liked
+	for thread, qs := range l {
+		if strings.HasPrefix(thread, prefix) {
+			for _, q := range qs {
+				out = append(out, feedback.Liked{Question: q, Thread: thread})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b feedback.Liked) int { return strings.Compare(a.Thread, b.Thread) }) // the map's order is random
+	return out[:min(n, len(out))], nil
 }
 
 // /ask's autocomplete offers the questions answered well in the server,
@@ -206,7 +216,9 @@ func TestAutocomplete(t *testing.T) {
 	for i := range 40 {
 		many = append(many, "Which data set "+strings.Repeat("x", i)+"?")
 	}
-	src := liked{"discord:" + guild + ":": many, "discord:other:": {"What is the data secret of another server?"}}
+	src := liked{"discord:" + guild + ":C1:U2": many, "discord:other:C1:U2": {"What is the data secret of another server?"},
+		"discord:" + guild + ":C2:U2":         {"What data does the other channel hold?"},
+		"discord:" + guild + ":C1:U3:private": {"What data did someone ask privately?"}}
 	modes(t, func(t *testing.T, mode string) {
 		h := start(t, mode, options{liked: src})
 		if cmds := h.fake.Commands(""); len(cmds) != 1 || !cmds[0].Options[0].Autocomplete {
@@ -239,6 +251,11 @@ func TestAutocomplete(t *testing.T) {
 		}
 		if len(got) != 25 || names[0] != "What is the data retention policy?" || slices.Contains(names, many[4]) {
 			t.Errorf("choices for %q: %q", "DATA", names)
+		}
+		for _, c := range choices(guild, "what data") {
+			if c.Name != "What is the data retention policy?" {
+				t.Errorf("offered %q: another channel's, or asked privately", c.Name)
+			}
 		}
 		if got := choices("", "data"); len(got) != 0 {
 			t.Errorf("choices in a DM: %+v, want none", got)

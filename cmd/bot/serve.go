@@ -214,13 +214,10 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 	if cfg.DiscordMode == "" {
 		return nil
 	}
-	// /ask suggests the questions answered well in the server from the
-	// feedback store, once it can say which (LikedQuestions).
-	liked, _ := app.Feedback.(discord.LikedQuestions)
 	da, err := discord.New(discord.Config{Mode: cfg.DiscordMode, BotToken: cfg.DiscordBotToken, AppID: cfg.DiscordAppID,
 		PublicKey: cfg.DiscordPublicKey, GuildID: cfg.DiscordGuildID, APIURL: cfg.DiscordAPIURL, Log: app.Log,
 		HTTPClient: app.Metrics.HTTPClient("discord", &http.Client{Timeout: 20 * time.Second}), Ingest: chats,
-		Shares: app.Deliveries, Liked: liked}, s.d)
+		Shares: app.Deliveries, Liked: app.Feedback}, s.d)
 	if err != nil {
 		return err
 	}
