@@ -48,7 +48,7 @@ func (a *Adapter) autocomplete(ctx context.Context, ia *discordgo.Interaction, r
 	if o != nil && o.Focused && a.cfg.Liked != nil && ia.GuildID != "" {
 		typed, _ := o.Value.(string)
 		lctx, cancel := context.WithTimeout(ctx, likedTimeout)
-		liked, err := a.cfg.Liked.Liked(lctx, "discord:"+ia.GuildID+":"+ia.ChannelID+":", likedPool)
+		liked, err := a.cfg.Liked.Liked(lctx, platform+":"+ia.GuildID+":"+ia.ChannelID+":", likedPool)
 		cancel()
 		if err != nil {
 			a.log.Warn("could not find questions to suggest", "guild", ia.GuildID, "err", err)

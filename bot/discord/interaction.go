@@ -181,7 +181,7 @@ func (a *Adapter) ask(ctx context.Context, ia *discordgo.Interaction, respond re
 		// Sharing in a DM with the bot would show the answer to no one new.
 		private: priv, share: priv && ia.Context != discordgo.InteractionContextBotDM}
 	in := bot.Incoming{
-		Platform:  "discord",
+		Platform:  platform,
 		EventID:   ia.ID,
 		Workspace: ia.GuildID,
 		Channel:   ia.ChannelID,

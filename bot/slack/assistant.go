@@ -109,7 +109,7 @@ func (a *Adapter) public(ctx context.Context, liked []feedback.Liked, n int) []s
 		if len(out) == n {
 			break
 		}
-		channel, conv := threadPlace(l.Thread)
+		channel, conv := bot.ThreadPlace(l.Thread, platform)
 		if channel == "" || strings.HasPrefix(conv, askPrefix) {
 			continue
 		}

@@ -9,13 +9,11 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/slack-go/slack"
 
 	"github.com/switchboard/switchboard/bot"
-	"github.com/switchboard/switchboard/feedback"
 )
 
 // This file answers the /ask slash command privately: the asker alone
@@ -223,14 +221,6 @@ type private struct {
 	Uses int    `json:"uses"`
 }
 
-// SharedAnswers gives the answers the bot saved (the feedback store's
-// Answer and Share): a private answer is shared from there, so that its
-// button works after a restart and on any replica, and once.
-type SharedAnswers interface {
-	Answer(ctx context.Context, id string) (feedback.Answer, error)
-	Share(ctx context.Context, id string, shared bool) (bool, error)
-}
-
 // onShare posts a private answer in its channel, once, saying who asked,
 // and replaces the share button under the private answer.
 func (a *Adapter) onShare(ctx context.Context, answerID, user, responseURL string) {
@@ -239,29 +229,23 @@ func (a *Adapter) onShare(ctx context.Context, answerID, user, responseURL strin
 			a.log.Warn("could not answer a share", "err", err)
 		}
 	}
-	v, channel, err := a.shareable(ctx, answerID, user)
-	if err != nil {
-		a.log.Warn("no answer to share", "answer", answerID, "err", err)
-		reply(bot.ShareGoneLabel)
-		return
-	}
-	if first, err := a.cfg.Answers.Share(ctx, answerID, true); err != nil || !first {
+	claim, tell, err := bot.ClaimShare(ctx, a.cfg.Answers, platform, answerID, user)
+	if tell != "" {
 		if err != nil {
-			a.log.Error("could not mark an answer shared", "answer", answerID, "err", err)
-			reply(bot.ShareFailedLabel)
-			return
+			a.log.Warn("answer not shared", "answer", answerID, "err", err)
 		}
-		reply(bot.AlreadySharedLabel)
+		reply(tell)
 		return
 	}
-	r := a.replier(channel, "", user)
+	v := claim.View
+	r := a.replier(claim.Channel, "", user)
 	r.answerID = answerID
 	for i, blocks := range SharedMessages(v, user) {
 		var unsure bool
 		if _, err := r.post(ctx, a.policy, r.marker("s"+strconv.Itoa(i)), blocks, fallback(v), &unsure); err != nil {
 			a.log.Error("could not share an answer", "answer", answerID, "err", err)
 			if i == 0 {
-				if _, err := a.cfg.Answers.Share(context.WithoutCancel(ctx), answerID, false); err != nil {
+				if err := claim.Release(ctx); err != nil {
 					a.log.Error("could not make an answer shareable again", "answer", answerID, "err", err)
 				}
 			}
@@ -272,32 +256,4 @@ func (a *Adapter) onShare(ctx context.Context, answerID, user, responseURL strin
 	if err := respond(ctx, a, responseURL, true, SharedNote(v), fallback(v)); err != nil {
 		a.log.Warn("could not mark a private answer shared", "err", err)
 	}
-}
-
-// shareable returns the saved answer answerID as it was shown and the
-// channel it was asked in, if user asked it.
-func (a *Adapter) shareable(ctx context.Context, answerID, user string) (bot.View, string, error) {
-	if a.cfg.Answers == nil {
-		return bot.View{}, "", errors.New("no store keeps the answers")
-	}
-	saved, err := a.cfg.Answers.Answer(ctx, answerID)
-	if err != nil {
-		return bot.View{}, "", err
-	}
-	v, ok := bot.Finished(saved)
-	channel, _ := threadPlace(saved.Thread)
-	if !ok || saved.User != user || channel == "" {
-		return bot.View{}, "", fmt.Errorf("not %s's answer to share", user)
-	}
-	return v, channel, nil
-}
-
-// threadPlace is the channel and conversation of a Slack thread key
-// (bot.Incoming.ThreadKey: "slack:T…:C…:…"); "" for another's.
-func threadPlace(key string) (channel, conv string) {
-	parts := strings.SplitN(key, ":", 4)
-	if len(parts) < 4 || parts[0] != platform {
-		return "", ""
-	}
-	return parts[2], parts[3]
 }

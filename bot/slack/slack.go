@@ -74,7 +74,7 @@ type Config struct {
 	Titles DocumentTitles
 	// Answers keeps the answers /ask shares (commands.go); nil: none is
 	// shared.
-	Answers SharedAnswers
+	Answers bot.SharedAnswers
 }
 
 // The modes of Config.ThreadReplies.

@@ -217,7 +217,9 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 	da, err := discord.New(discord.Config{Mode: cfg.DiscordMode, BotToken: cfg.DiscordBotToken, AppID: cfg.DiscordAppID,
 		PublicKey: cfg.DiscordPublicKey, GuildID: cfg.DiscordGuildID, APIURL: cfg.DiscordAPIURL, Log: app.Log,
 		HTTPClient: app.Metrics.HTTPClient("discord", &http.Client{Timeout: 20 * time.Second}), Ingest: chats,
-		Shares: app.Deliveries, Liked: app.Feedback}, s.d)
+		// A private answer is shared from the answers the feedback store
+		// keeps, as Slack's /ask is.
+		Answers: app.Feedback, Liked: app.Feedback}, s.d)
 	if err != nil {
 		return err
 	}
