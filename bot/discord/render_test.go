@@ -232,7 +232,8 @@ func own(l discordtest.Link, sources []bot.SourceLine) bool {
 			continue
 		}
 		title := strings.TrimSuffix(unescape.ReplaceAllString(l.Text, "$1"), "…")
-		if l.Text == strconv.Itoa(s.N) || (title != "" && strings.HasPrefix(linkText(s.Title), title)) {
+		// A citation keeps its digits as written: "[01]" cites source 1.
+		if n, err := strconv.Atoi(l.Text); (err == nil && n == s.N && strings.Trim(l.Text, "0123456789") == "") || (title != "" && strings.HasPrefix(linkText(s.Title), title)) {
 			return true
 		}
 	}
