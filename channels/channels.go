@@ -71,7 +71,7 @@ func (s Settings) ReplyMode() Replies {
 
 // Cites reports whether the channel's answers may cite a source: a
 // document by its stored key (as agent.Document.Key, "[workspace/]key";
-// chat history is keyed "slack:C42/…" or "discord:…"), or the names
+// chat history is keyed "slack:C42:…" or "discord:…", ingest/chat), or the names
 // SourceGraph and SourceWeb. With no Sources set, every source may be
 // cited.
 func (s Settings) Cites(key string) bool {

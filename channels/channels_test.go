@@ -14,8 +14,8 @@ func TestCites(t *testing.T) {
 		{all, SourceWeb, true},
 		{hr, "handbook/docs/hr/leave.md", true},
 		{hr, "handbook/docs/eng/oncall.md", false},
-		{hr, "slack:C42/1712345678.000100", true},
-		{hr, "slack:C43/1712345678.000100", false},
+		{hr, "slack:C42:thread:1712345678.000100", true},
+		{hr, "slack:C43:day:2026-12-01", false},
 		{hr, SourceGraph, true},
 		{hr, SourceWeb, false},
 		{hr, "graph-notes/a.md", false}, // "graph" names the graph, it is no prefix
