@@ -39,6 +39,7 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 		{"CheckpointerRoundTripAndPrune", testCheckpointer},
 		{"RetentionPrunesThreadsOnSchedule", testRetention},
 		{"CheckEmbedding", testCheckEmbedding},
+		{"ChannelSettings", testChannels},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
