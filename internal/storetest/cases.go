@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/channels"
 	"github.com/switchboard/switchboard/kb"
 	"github.com/switchboard/switchboard/questions"
 	"github.com/switchboard/switchboard/questions/questionstest"
@@ -36,6 +37,7 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 		{"HybridRetrievalRanksBestChunkFirst", testHybridRanking},
 		{"FusionFavoursAgreement", testFusion},
 		{"RetrieveRespectsScope", testScope},
+		{"RetrieveRespectsChannelSources", testSources},
 		{"CheckpointerRoundTripAndPrune", testCheckpointer},
 		{"RetentionPrunesThreadsOnSchedule", testRetention},
 		{"CheckEmbedding", testCheckEmbedding},
@@ -473,6 +475,60 @@ func testScope(t *testing.T, s Store) {
 	for _, d := range got {
 		if d.Title == "t1-private-c1" {
 			t.Error("a private document is still seen in the channel it left")
+		}
+	}
+}
+
+// testSources: two channels whose settings name different sources never
+// see, so never cite, each other's documents; the graph and the web are
+// names, not key prefixes; and the access rules still apply on top.
+func testSources(t *testing.T, s Store) {
+	text := "expense claims reimbursement deadline"
+	mk := func(ws, key, channel string, private bool) kb.Document {
+		d := s.BOW.Doc(t, ws, key, key, text)
+		d.Channel, d.Private = channel, private
+		return d
+	}
+	MustUpsert(t, s.Docs,
+		mk("", "handbook/docs/hr/leave.md", "", false),
+		mk("", "handbook/docs/hr-archive/old.md", "", false),
+		mk("", "handbook/docs/eng/oncall.md", "", false),
+		mk("", "graph", "", false), // a file named like the graph is cited only by its whole key
+		mk("T1", "slack:C42:thread:1712345678.000100", "C42", false),
+		mk("T1", "slack:C43:day:2026-12-01", "C43", false),
+		mk("T1", "slack:C44:day:2026-12-01", "C44", true),
+	)
+	hr := []string{"handbook/docs/hr/"}
+	eng := []string{"handbook/docs/eng/", "slack:C42", "slack:C44", channels.SourceWeb}
+	for _, emb := range []Embedder{s.BOW, nil} {
+		r := s.Retriever(emb)
+		for _, tc := range []struct {
+			scope agent.Scope
+			want  []string
+		}{
+			{agent.Scope{Workspace: "T1", Channel: "C1", Sources: hr}, []string{"handbook/docs/hr/leave.md"}},
+			// C44 is private: its history is seen only in C44.
+			{agent.Scope{Workspace: "T1", Channel: "C2", Sources: eng}, []string{"handbook/docs/eng/oncall.md", "slack:C42:thread:1712345678.000100"}},
+			{agent.Scope{Workspace: "T1", Channel: "C44", Sources: eng}, []string{"handbook/docs/eng/oncall.md", "slack:C42:thread:1712345678.000100", "slack:C44:day:2026-12-01"}},
+			{agent.Scope{Workspace: "T1", Channel: "C3", Sources: []string{channels.SourceGraph, channels.SourceWeb}}, []string{"graph"}},
+			{agent.Scope{Workspace: "T1", Channel: "C3", Sources: []string{"handbook/docs/hr/leave.md"}}, []string{"handbook/docs/hr/leave.md"}},
+			{agent.Scope{Workspace: "T2", Channel: "D1", Sources: []string{"slack:C42"}}, nil}, // T1's history stays T1's
+		} {
+			got, err := r.Retrieve(context.Background(), agent.Request{Query: text, Scope: tc.scope, Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keys []string
+			for _, d := range got {
+				keys = append(keys, d.Title)
+				if !tc.scope.Cites(d.Metadata["key"]) {
+					t.Errorf("channel %s (sources %v) cites %s", tc.scope.Channel, tc.scope.Sources, d.Metadata["key"])
+				}
+			}
+			slices.Sort(keys)
+			if fmt.Sprint(keys) != fmt.Sprint(tc.want) {
+				t.Errorf("embedder %v, scope %+v sees %v, want %v", emb != nil, tc.scope, keys, tc.want)
+			}
 		}
 	}
 }
