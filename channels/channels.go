@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Replies says which messages in a channel are questions for the bot.
@@ -121,4 +122,31 @@ type Store interface {
 	AllSettings(ctx context.Context) ([]Settings, error)
 	// SettingsLog returns the channel's changes, oldest first.
 	SettingsLog(ctx context.Context, channel string) ([]Settings, error)
+}
+
+// ParseList reads a list as people type it in a command or a form: ids or
+// prefixes separated by commas, spaces or new lines; empty items dropped,
+// each once, in the order given. nil for none.
+func ParseList(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ParseReplies reads a reply mode by its name; "mention-only", the name
+// SLACK_THREAD_REPLIES has for it, is RepliesMention, and "" is "".
+func ParseReplies(s string) (Replies, error) {
+	r := Replies(strings.ToLower(strings.TrimSpace(s)))
+	if r == "mention-only" {
+		r = RepliesMention
+	}
+	switch r {
+	case "", RepliesMention, RepliesAsker, RepliesAnyone, RepliesAll:
+		return r, nil
+	}
+	return "", fmt.Errorf("channels: replies must be %s, %s, %s or %s, not %q", RepliesMention, RepliesAsker, RepliesAnyone, RepliesAll, s)
 }

@@ -1,6 +1,11 @@
 package channels
 
-import "testing"
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestCites(t *testing.T) {
 	all := Settings{Channel: "C1"}
@@ -43,4 +48,46 @@ func TestCheck(t *testing.T) {
 	if (Settings{}).ReplyMode() != RepliesAsker {
 		t.Error("the default reply mode is not RepliesAsker")
 	}
+}
+
+func TestParseList(t *testing.T) {
+	got := ParseList(" handbook/docs/hr/, slack:C42\ngraph,,graph  web ")
+	if fmt.Sprint(got) != "[handbook/docs/hr/ slack:C42 graph web]" {
+		t.Errorf("ParseList = %q", got)
+	}
+	if ParseList(" , ") != nil {
+		t.Error("an empty list is not nil")
+	}
+}
+
+func TestParseReplies(t *testing.T) {
+	for in, want := range map[string]Replies{"mention-only": RepliesMention, " All ": RepliesAll, "asker": RepliesAsker, "": ""} {
+		if got, err := ParseReplies(in); err != nil || got != want {
+			t.Errorf("ParseReplies(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseReplies("sometimes"); err == nil {
+		t.Error("an unknown mode was read")
+	}
+}
+
+// FuzzParse: whatever people type, the lists hold no empty or repeated
+// item (Check would refuse an empty one), and a mode read is valid.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"a/,b", "mention-only", " ,\n, ", "slack:C42 graph"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		list := ParseList(s)
+		for i, x := range list {
+			if strings.TrimSpace(x) == "" || slices.Contains(list[:i], x) {
+				t.Fatalf("ParseList(%q) = %q", s, list)
+			}
+		}
+		if r, err := ParseReplies(s); err == nil {
+			if err := (Settings{Channel: "C1", Replies: r, Sources: list, Experts: list}).Check(); err != nil {
+				t.Fatalf("parsed %q into settings that fail their check: %v", s, err)
+			}
+		}
+	})
 }
