@@ -157,6 +157,8 @@ type options struct {
 	// are what the stores give for suggested prompts.
 	native        bool
 	liked, titles []string
+	// channels are the channels' settings (default: none).
+	channels bot.ChannelSettings
 }
 
 // clock is the adapter's time in tests: a wait returns at once and moves
@@ -222,7 +224,8 @@ func newEnv(t *testing.T, o options) *env {
 
 	a, err := New(Config{BotToken: fake.BotToken, AppToken: fake.AppToken, SigningSecret: fake.SigningSecret,
 		APIURL: fake.APIURL(), Log: log, HTTPClient: o.client, Redeliver: o.redeliver,
-		Sleep: e.clock.Sleep, Now: e.clock.Now, Native: o.native, Liked: examples(o.liked), Titles: examples(o.titles)}, e.d)
+		Sleep: e.clock.Sleep, Now: e.clock.Now, Native: o.native, Liked: examples(o.liked), Titles: examples(o.titles),
+		Channels: o.channels}, e.d)
 	if err != nil {
 		t.Fatal(err)
 	}

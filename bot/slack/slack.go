@@ -61,6 +61,17 @@ type Config struct {
 	// Conversations tells who the bot answered in which thread; nil: only
 	// mentions are answered in threads.
 	Conversations Conversations
+	// Channels are the channels' settings (issue 26): a channel's reply
+	// mode replaces ThreadReplies there, its sources limit its answers,
+	// and its answers may go to the asker alone; /switchboard settings
+	// changes them. Nil: every channel has the defaults, and the command
+	// says it is not available.
+	Channels bot.ChannelSettings
+	// SettingsAdmins are the users, besides the workspace's admins and
+	// owners, who may change channels' settings
+	// (SLACK_SETTINGS_ADMINS): Slack's Web API does not say who manages
+	// a channel.
+	SettingsAdmins []string
 
 	// Native shows answers with Slack's AI-app surface: progress as the
 	// thread's status, the answer streamed, native feedback buttons
