@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 
 // This file serves /switchboard settings (issue 26): a modal to change the
 // channel's settings, which only the workspace's admins and owners, or the
-// users Config.SettingsAdmins names, may submit. Slack's Web API does not
+// users Config.SettingsAdmin names, may submit. Slack's Web API does not
 // say who manages a channel, so channel managers are not recognised.
 
 // SettingsCommand is the slash command of the settings modal.
@@ -78,10 +77,10 @@ func (a *Adapter) onSettingsCommand(ctx context.Context, c command) {
 }
 
 // maySetSettings reports whether user may change channels' settings: one
-// of Config.SettingsAdmins, or a workspace admin or owner (users.info). A
-// failed look-up says no, logged.
+// Config.SettingsAdmin names, or a workspace admin or owner (users.info).
+// A failed look-up says no, logged.
 func (a *Adapter) maySetSettings(ctx context.Context, user string) bool {
-	if slices.Contains(a.cfg.SettingsAdmins, user) {
+	if a.cfg.SettingsAdmin != nil && a.cfg.SettingsAdmin(user) {
 		return true
 	}
 	var u *slack.User
@@ -99,7 +98,9 @@ func (a *Adapter) maySetSettings(ctx context.Context, user string) bool {
 // settingsModal is the modal that edits s, the channel in its
 // private_metadata.
 func settingsModal(s channels.Settings) slack.ModalViewRequest {
-	plain := func(t string) *slack.TextBlockObject { return slack.NewTextBlockObject(slack.PlainTextType, t, false, false) }
+	plain := func(t string) *slack.TextBlockObject {
+		return slack.NewTextBlockObject(slack.PlainTextType, t, false, false)
+	}
 	option := func(r channels.Replies) *slack.OptionBlockObject {
 		return slack.NewOptionBlockObject(string(r), plain(bot.RepliesChoice(r)), nil)
 	}

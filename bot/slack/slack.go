@@ -67,11 +67,11 @@ type Config struct {
 	// changes them. Nil: every channel has the defaults, and the command
 	// says it is not available.
 	Channels bot.ChannelSettings
-	// SettingsAdmins are the users, besides the workspace's admins and
-	// owners, who may change channels' settings
-	// (SLACK_SETTINGS_ADMINS): Slack's Web API does not say who manages
-	// a channel.
-	SettingsAdmins []string
+	// SettingsAdmin, if set, names the users who, besides the
+	// workspace's admins and owners, may change channels' settings
+	// (SETTINGS_ADMINS): Slack's Web API does not say who manages a
+	// channel.
+	SettingsAdmin func(user string) bool
 
 	// Native shows answers with Slack's AI-app surface: progress as the
 	// thread's status, the answer streamed, native feedback buttons
