@@ -423,13 +423,39 @@ func testFusion(t *testing.T, s Store) {
 	}
 }
 
-func testScope(t *testing.T, s Store) {
-	text := "quarterly roadmap planning notes"
-	mk := func(ws, key, channel string, private bool) kb.Document {
+// scopedDoc builds a document of one chunk, text, titled by its key, in a
+// workspace and a channel, private or not.
+func (s Store) scopedDoc(t *testing.T, text string) func(ws, key, channel string, private bool) kb.Document {
+	return func(ws, key, channel string, private bool) kb.Document {
 		d := s.BOW.Doc(t, ws, key, key, text)
 		d.Channel, d.Private = channel, private
 		return d
 	}
+}
+
+// titlesSeen returns what r finds for text in scope, sorted by title.
+func titlesSeen(t *testing.T, r agent.Retriever, text string, scope agent.Scope) []agent.Document {
+	t.Helper()
+	got, err := r.Retrieve(context.Background(), agent.Request{Query: text, Scope: scope, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(got, func(a, b agent.Document) int { return strings.Compare(a.Title, b.Title) })
+	return got
+}
+
+// titles are the documents' titles.
+func titles(docs []agent.Document) []string {
+	var out []string
+	for _, d := range docs {
+		out = append(out, d.Title)
+	}
+	return out
+}
+
+func testScope(t *testing.T, s Store) {
+	text := "quarterly roadmap planning notes"
+	mk := s.scopedDoc(t, text)
 	MustUpsert(t, s.Docs,
 		mk("", "file", "", false),
 		mk("T1", "t1-public", "C1", false),
@@ -452,16 +478,7 @@ func testScope(t *testing.T, s Store) {
 			{agent.Scope{Workspace: "T3", Channel: "C1"}, []string{"file"}},
 			{agent.Scope{}, []string{"file"}},
 		} {
-			got, err := r.Retrieve(context.Background(), agent.Request{Query: text, Scope: tc.scope, Limit: 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var keys []string
-			for _, d := range got {
-				keys = append(keys, d.Title)
-			}
-			slices.Sort(keys)
-			if fmt.Sprint(keys) != fmt.Sprint(tc.want) {
+			if keys := titles(titlesSeen(t, r, text, tc.scope)); fmt.Sprint(keys) != fmt.Sprint(tc.want) {
 				t.Errorf("embedder %v, scope %+v sees %v, want %v", emb != nil, tc.scope, keys, tc.want)
 			}
 		}
@@ -484,11 +501,7 @@ func testScope(t *testing.T, s Store) {
 // names, not key prefixes; and the access rules still apply on top.
 func testSources(t *testing.T, s Store) {
 	text := "expense claims reimbursement deadline"
-	mk := func(ws, key, channel string, private bool) kb.Document {
-		d := s.BOW.Doc(t, ws, key, key, text)
-		d.Channel, d.Private = channel, private
-		return d
-	}
+	mk := s.scopedDoc(t, text)
 	MustUpsert(t, s.Docs,
 		mk("", "handbook/docs/hr/leave.md", "", false),
 		mk("", "handbook/docs/hr-archive/old.md", "", false),
@@ -514,19 +527,13 @@ func testSources(t *testing.T, s Store) {
 			{agent.Scope{Workspace: "T1", Channel: "C3", Sources: []string{"handbook/docs/hr/leave.md"}}, []string{"handbook/docs/hr/leave.md"}},
 			{agent.Scope{Workspace: "T2", Channel: "D1", Sources: []string{"slack:C42"}}, nil}, // T1's history stays T1's
 		} {
-			got, err := r.Retrieve(context.Background(), agent.Request{Query: text, Scope: tc.scope, Limit: 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var keys []string
+			got := titlesSeen(t, r, text, tc.scope)
 			for _, d := range got {
-				keys = append(keys, d.Title)
 				if !tc.scope.Cites(d.Metadata["key"]) {
 					t.Errorf("channel %s (sources %v) cites %s", tc.scope.Channel, tc.scope.Sources, d.Metadata["key"])
 				}
 			}
-			slices.Sort(keys)
-			if fmt.Sprint(keys) != fmt.Sprint(tc.want) {
+			if keys := titles(got); fmt.Sprint(keys) != fmt.Sprint(tc.want) {
 				t.Errorf("embedder %v, scope %+v sees %v, want %v", emb != nil, tc.scope, keys, tc.want)
 			}
 		}
