@@ -76,6 +76,11 @@ type Config struct {
 	// Liked, if set, suggests questions answered well before in the
 	// server as /ask's question is typed (autocomplete).
 	Liked LikedQuestions
+	// Channels are the channels' settings (issue 26): a channel's
+	// sources limit what its answers cite. Nil: every channel has the
+	// defaults. (Reply modes, private channels and /switchboard settings
+	// are not served on Discord yet.)
+	Channels bot.ChannelSettings
 }
 
 // Dispatcher takes questions and feedback; *bot.Dispatcher implements it.

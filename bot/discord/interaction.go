@@ -228,6 +228,9 @@ func converse(in bot.Incoming) bot.Incoming {
 
 // submit queues a question and tells the asker privately if it was not taken.
 func (a *Adapter) submit(ctx context.Context, in bot.Incoming, r *reply) {
+	if in.Workspace != "" { // a direct message has no settings
+		in.Sources = bot.SettingsOf(ctx, a.cfg.Channels, in.Channel, a.log).Sources
+	}
 	err := a.d.Submit(ctx, in, r)
 	if errors.Is(err, bot.ErrDuplicate) {
 		a.log.Debug("duplicate delivery ignored", "event", in.EventID, "message", in.MessageID)

@@ -224,7 +224,7 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 	da, err := discord.New(discord.Config{Mode: cfg.DiscordMode, BotToken: cfg.DiscordBotToken, AppID: cfg.DiscordAppID,
 		PublicKey: cfg.DiscordPublicKey, GuildID: cfg.DiscordGuildID, APIURL: cfg.DiscordAPIURL, Log: app.Log,
 		HTTPClient: app.Metrics.HTTPClient("discord", &http.Client{Timeout: 20 * time.Second}), Ingest: chats,
-		Shares: app.Deliveries, Liked: liked}, s.d)
+		Shares: app.Deliveries, Liked: liked, Channels: app.Channels}, s.d)
 	if err != nil {
 		return err
 	}
