@@ -24,6 +24,10 @@ type Answer struct {
 	Route    agent.Route
 	Sources  []agent.Source
 	At       time.Time
+	// Result is the finished run as the presenter reads it, without its
+	// trace: an answer shared later (Slack's /ask), after a restart too,
+	// is shown in the same words. Nil when it was not kept.
+	Result *agent.Result
 }
 
 // Vote is one person's vote on one answer, with the answer it was given
@@ -55,7 +59,21 @@ type Store interface {
 	// workspace's, "slack:T123:"), most liked first, each once: the
 	// questions offered to people as examples of what the bot answers
 	// well.
-	Liked(ctx context.Context, prefix string, n int) ([]string, error)
+	Liked(ctx context.Context, prefix string, n int) ([]Liked, error)
+	// Answer returns the saved answer id, or ErrUnknownAnswer.
+	Answer(ctx context.Context, id string) (Answer, error)
+	// Share marks the saved answer id shared in its channel (shared), or
+	// no longer (a post that failed), and reports whether that changed
+	// anything: of two presses of a share button, only one shares.
+	Share(ctx context.Context, id string, shared bool) (bool, error)
+}
+
+// Liked is a question people voted up, with the thread of one time it
+// was asked (the one voted on last): whoever offers it to others checks that the
+// place it was asked in is theirs to see.
+type Liked struct {
+	Question string
+	Thread   string
 }
 
 // ErrUnknownAnswer is returned by SaveVote for an answer never saved.

@@ -12,7 +12,7 @@ import (
 var _ channels.Store = (*Channels)(nil)
 
 // Channels keeps channel settings and the log of their changes, shared by
-// every replica (migration 010): every change is a row, and a channel's
+// every replica (migration 011): every change is a row, and a channel's
 // settings are its newest.
 type Channels struct {
 	db *DB

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -35,9 +36,17 @@ func (f *Feedback) SaveAnswer(ctx context.Context, a feedback.Answer) error {
 	if err != nil {
 		return fmt.Errorf("postgres: save answer: %w", err)
 	}
-	_, err = f.db.pool.Exec(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-		a.ID, cleanText(a.Thread), cleanText(a.User), cleanText(a.Question), cleanText(a.Answer), string(a.Route), string(js), a.At)
+	var result any // NULL: not kept
+	if a.Result != nil {
+		b, err := marshalJSONB(a.Result)
+		if err != nil {
+			return fmt.Errorf("postgres: save answer: %w", err)
+		}
+		result = string(b)
+	}
+	_, err = f.db.pool.Exec(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created, result)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
+		a.ID, cleanText(a.Thread), cleanText(a.User), cleanText(a.Question), cleanText(a.Answer), string(a.Route), string(js), a.At, result)
 	if err != nil {
 		return fmt.Errorf("postgres: save answer %q: %w", a.ID, err)
 	}
@@ -79,21 +88,61 @@ func (f *Feedback) SaveVote(ctx context.Context, answerID, voter string, vote in
 
 // Liked returns up to n questions voted up in threads under prefix,
 // most liked first. A question asked again counts once, with the votes
-// of every time it was answered; votes outlive their answers' rows, and
-// count still.
-func (f *Feedback) Liked(ctx context.Context, prefix string, n int) ([]string, error) {
-	rows, err := f.db.pool.Query(ctx, `SELECT question FROM feedback
+// of every time it was answered, and the thread voted on last; votes
+// outlive their answers' rows, and count still.
+func (f *Feedback) Liked(ctx context.Context, prefix string, n int) ([]feedback.Liked, error) {
+	rows, err := f.db.pool.Query(ctx, `SELECT question, (array_agg(thread ORDER BY created DESC, id DESC))[1] FROM feedback
 		WHERE starts_with(thread, $1) AND question <> ''
 		GROUP BY question HAVING sum(vote) > 0
 		ORDER BY sum(vote) DESC, max(created) DESC, question LIMIT $2`, cleanText(prefix), max(n, 0))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: liked questions: %w", err)
 	}
-	questions, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	liked, err := pgx.CollectRows(rows, pgx.RowToStructByPos[feedback.Liked])
 	if err != nil {
 		return nil, fmt.Errorf("postgres: liked questions: %w", err)
 	}
-	return questions, nil
+	return liked, nil
+}
+
+// Answer returns the saved answer id.
+func (f *Feedback) Answer(ctx context.Context, id string) (feedback.Answer, error) {
+	a := feedback.Answer{ID: id}
+	var route string
+	var sources, result []byte
+	err := f.db.pool.QueryRow(ctx, `SELECT thread, user_id, question, answer, route, sources, created, result
+		FROM answers WHERE id = $1`, id).Scan(&a.Thread, &a.User, &a.Question, &a.Answer, &route, &sources, &a.At, &result)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = feedback.ErrUnknownAnswer
+	}
+	if err != nil {
+		return feedback.Answer{}, fmt.Errorf("postgres: answer %q: %w", id, err)
+	}
+	a.Route = agent.Route(route)
+	if err := json.Unmarshal(sources, &a.Sources); err != nil {
+		return feedback.Answer{}, fmt.Errorf("postgres: answer %q sources: %w", id, err)
+	}
+	if result != nil {
+		if err := json.Unmarshal(result, &a.Result); err != nil {
+			return feedback.Answer{}, fmt.Errorf("postgres: answer %q result: %w", id, err)
+		}
+	}
+	return a, nil
+}
+
+// Share marks the answer id shared, or no longer, reporting whether that
+// changed anything.
+func (f *Feedback) Share(ctx context.Context, id string, shared bool) (bool, error) {
+	q := `UPDATE answers SET shared = $2 WHERE id = $1 AND shared IS NULL`
+	var at any = f.db.now()
+	if !shared {
+		q, at = `UPDATE answers SET shared = $2 WHERE id = $1 AND shared IS NOT NULL`, nil
+	}
+	tag, err := f.db.pool.Exec(ctx, q, id, at)
+	if err != nil {
+		return false, fmt.Errorf("postgres: share answer %q: %w", id, err)
+	}
+	return tag.RowsAffected() > 0, nil
 }
 
 // Votes returns every vote with its answer, oldest first. A vote whose

@@ -13,7 +13,7 @@ import (
 var _ channels.Store = (*Channels)(nil)
 
 // Channels keeps channel settings and the log of their changes in the
-// embedded file (migration 008): every change is a row, and a channel's
+// embedded file (migration 009): every change is a row, and a channel's
 // settings are its newest.
 type Channels struct {
 	db *DB

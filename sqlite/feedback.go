@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -27,9 +28,15 @@ func (f *Feedback) SaveAnswer(ctx context.Context, a feedback.Answer) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: save answer: %w", err)
 	}
-	_, err = f.db.db.ExecContext(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		a.ID, a.Thread, a.User, a.Question, a.Answer, string(a.Route), string(sources), a.At.UnixMilli())
+	var result []byte
+	if a.Result != nil {
+		if result, err = json.Marshal(a.Result); err != nil {
+			return fmt.Errorf("sqlite: save answer: %w", err)
+		}
+	}
+	_, err = f.db.db.ExecContext(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created, result)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		a.ID, a.Thread, a.User, a.Question, a.Answer, string(a.Route), string(sources), a.At.UnixMilli(), string(result))
 	if err != nil {
 		return fmt.Errorf("sqlite: save answer %q: %w", a.ID, err)
 	}
@@ -50,35 +57,71 @@ func (f *Feedback) Answered(ctx context.Context, thread, user string) (bool, err
 
 // Liked returns up to n questions voted up in threads under prefix,
 // most liked first. A question asked again counts once, with the votes
-// of every time it was answered.
-func (f *Feedback) Liked(ctx context.Context, prefix string, n int) ([]string, error) {
-	rows, err := f.db.db.QueryContext(ctx, `SELECT a.question FROM votes v JOIN answers a ON a.id = v.answer_id
+// of every time it was answered, and the thread voted on last.
+func (f *Feedback) Liked(ctx context.Context, prefix string, n int) ([]feedback.Liked, error) {
+	// SQLite takes the bare a.thread from the row of max(v.created).
+	rows, err := f.db.db.QueryContext(ctx, `SELECT a.question, a.thread, max(v.created) FROM votes v JOIN answers a ON a.id = v.answer_id
 		WHERE substr(a.thread, 1, length(?1)) = ?1 AND a.question <> ''
 		GROUP BY a.question HAVING sum(v.vote) > 0
 		ORDER BY sum(v.vote) DESC, max(v.created) DESC, a.question LIMIT ?2`, prefix, max(n, 0))
-	out, err := scanStrings(rows, err)
 	if err != nil {
+		return nil, fmt.Errorf("sqlite: liked questions: %w", err)
+	}
+	defer rows.Close()
+	var out []feedback.Liked
+	for rows.Next() {
+		var l feedback.Liked
+		var at int64
+		if err := rows.Scan(&l.Question, &l.Thread, &at); err != nil {
+			return nil, fmt.Errorf("sqlite: liked questions: %w", err)
+		}
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: liked questions: %w", err)
 	}
 	return out, nil
 }
 
-// scanStrings reads rows of one text column, closing them; err is the
-// query's.
-func scanStrings(rows *sql.Rows, err error) ([]string, error) {
+// Answer returns the saved answer id.
+func (f *Feedback) Answer(ctx context.Context, id string) (feedback.Answer, error) {
+	a := feedback.Answer{ID: id}
+	var route, sources, result string
+	var created int64
+	err := f.db.db.QueryRowContext(ctx, `SELECT thread, user_id, question, answer, route, sources, created, result
+		FROM answers WHERE id = ?`, id).Scan(&a.Thread, &a.User, &a.Question, &a.Answer, &route, &sources, &created, &result)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = feedback.ErrUnknownAnswer
+	}
 	if err != nil {
-		return nil, err
+		return feedback.Answer{}, fmt.Errorf("sqlite: answer %q: %w", id, err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
+	a.Route, a.At = agent.Route(route), time.UnixMilli(created)
+	if err := json.Unmarshal([]byte(sources), &a.Sources); err != nil {
+		return feedback.Answer{}, fmt.Errorf("sqlite: answer %q sources: %w", id, err)
+	}
+	if result != "" {
+		if err := json.Unmarshal([]byte(result), &a.Result); err != nil {
+			return feedback.Answer{}, fmt.Errorf("sqlite: answer %q result: %w", id, err)
 		}
-		out = append(out, s)
 	}
-	return out, rows.Err()
+	return a, nil
+}
+
+// Share marks the answer id shared, or no longer, reporting whether that
+// changed anything.
+func (f *Feedback) Share(ctx context.Context, id string, shared bool) (bool, error) {
+	q := `UPDATE answers SET shared = ? WHERE id = ? AND shared IS NULL`
+	var at any = f.db.now().UnixMilli()
+	if !shared {
+		q, at = `UPDATE answers SET shared = ? WHERE id = ? AND shared IS NOT NULL`, nil
+	}
+	res, err := f.db.db.ExecContext(ctx, q, at, id)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: share answer %q: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // SaveVote stores voter's vote on an answer, replacing an earlier one.

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/llm/offline"
 	"github.com/switchboard/switchboard/questions"
+	"github.com/switchboard/switchboard/sqlite"
 )
 
 // These tests run the whole path: the fake Discord delivers a question,
@@ -165,6 +166,9 @@ type options struct {
 	liked discord.LikedQuestions
 	// channels are the channels' settings.
 	channels bot.ChannelSettings
+	// answers, when set, keeps the answers (instead of memFeedback) and
+	// gives those a Share button posts.
+	answers *sqlite.Feedback
 }
 
 // harness is one adapter wired to a fake Discord.
@@ -202,8 +206,12 @@ func start(t *testing.T, mode string, opt options) *harness {
 		asker = opt.asker(ag)
 	}
 	fb := &memFeedback{answers: map[string]feedback.Answer{}}
+	var kept bot.FeedbackStore = fb
+	if opt.answers != nil {
+		kept = opt.answers
+	}
 	d := bot.NewDispatcher(bot.Config{Agent: asker, Workers: opt.workers, Queue: opt.queue,
-		Interval: 10 * time.Millisecond, Feedback: fb, Log: log, Questions: opt.questions, Shared: opt.questions != nil, Poll: 5 * time.Millisecond})
+		Interval: 10 * time.Millisecond, Feedback: kept, Log: log, Questions: opt.questions, Shared: opt.questions != nil, Poll: 5 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	d.Start(ctx)
 	t.Cleanup(func() {
@@ -219,6 +227,9 @@ func start(t *testing.T, mode string, opt options) *harness {
 		Liked: opt.liked, Channels: opt.channels}
 	if mode == discord.ModeHTTP {
 		cfg.PublicKey = fake.PublicKey()
+	}
+	if opt.answers != nil { // not a nil *sqlite.Feedback in the interface
+		cfg.Answers = opt.answers
 	}
 	h.cfg = cfg
 	h.ad, err = discord.New(cfg, h.disp)

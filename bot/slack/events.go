@@ -252,7 +252,7 @@ func (a *Adapter) onEvent(ctx context.Context, c eventCallback) {
 	r := a.replierFor(in)
 	if set.Private { // never in a direct message: it has no settings
 		// Each asker's conversation is their own: the others never saw it.
-		in.Conversation = "private:" + in.User + ":" + in.Thread
+		in.Conversation = bot.PrivateConversation(in.User, in.Thread)
 		r = a.privateReplier(in.Workspace, in.Channel, in.Thread, in.User, "")
 	}
 	if in.Text == "" {

@@ -18,12 +18,7 @@ import (
 // saved.
 func channelStore(t *testing.T, set ...channels.Settings) *sqlite.Channels {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "settings.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	store := sqlite.NewChannels(db)
+	store := sqlite.NewChannels(testDB(t))
 	for _, s := range set {
 		if err := store.SetSettings(context.Background(), s); err != nil {
 			t.Fatal(err)
@@ -140,7 +135,8 @@ func TestHelpChannel(t *testing.T) {
 // asker alone, in its thread, with the share button; sharing posts it in
 // the thread. The channel's sources reach the search.
 func TestPrivateChannel(t *testing.T) {
-	e := newEnv(t, options{channels: channelStore(t, channels.Settings{Channel: "CPRIV", Private: true, Sources: []string{"handbook/docs/hr/"}})})
+	e := newEnv(t, options{answers: sqlite.NewFeedback(testDB(t)),
+		channels: channelStore(t, channels.Settings{Channel: "CPRIV", Private: true, Sources: []string{"handbook/docs/hr/"}})})
 	q := e.fake.Mention("CPRIV", "U1", "What is our data retention policy?")
 	e.fake.PostEvent(e.h, "", q, nil)
 	if err := e.d.Shutdown(context.Background()); err != nil {
@@ -174,6 +170,17 @@ func TestPrivateChannel(t *testing.T) {
 	if msgs := e.fake.Messages("CPRIV", q.TS); len(msgs) == 0 {
 		t.Error("the shared answer is not in the thread")
 	}
+}
+
+// testDB is a new SQLite store, closed when the test ends.
+func testDB(t *testing.T) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "switchboard.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // actionValuesOf reads the buttons of blocks (see slacktest.Message.ActionValues).

@@ -76,12 +76,13 @@ func TestFeedback(t *testing.T, open func(t *testing.T, now func() time.Time) fe
 		strings.ReplaceAll(b.Answer.Answer, "\x00", "") != "I can't answer that offline." || !b.VotedAt.Equal(clock) {
 		t.Errorf("second vote = %+v (sources must be empty, not nil; a NUL may be dropped, nothing else)", b)
 	}
-	checkLiked(t, f)
+	checkLiked(t, f, func() { clock = clock.Add(time.Second) })
+	checkShare(t, f, refunds)
 }
 
 // checkLiked checks Liked on the store TestFeedback filled: a1 voted
-// down, a2 up in Discord.
-func checkLiked(t *testing.T, f feedback.Store) {
+// down, a2 up in Discord. tick moves the store's clock on.
+func checkLiked(t *testing.T, f feedback.Store, tick func()) {
 	t.Helper()
 	ctx := context.Background()
 	for _, a := range []feedback.Answer{
@@ -102,21 +103,64 @@ func checkLiked(t *testing.T, f feedback.Store) {
 		if err := f.SaveVote(ctx, v.id, v.voter, v.vote); err != nil {
 			t.Fatal(err)
 		}
+		tick()
 	}
+	refunds := feedback.Liked{Question: "How long do refunds take?", Thread: "slack:T:D:4"} // voted on last there
 	for _, c := range []struct {
 		prefix string
 		n      int
-		want   []string
+		want   []feedback.Liked
 	}{
-		{"slack:T:", 5, []string{"How long do refunds take?", "Who owns billing?"}},
-		{"slack:T:", 1, []string{"How long do refunds take?"}},
-		{"discord:", 5, []string{"Weather?"}},
+		{"slack:T:", 5, []feedback.Liked{refunds, {Question: "Who owns billing?", Thread: "slack:T:C:2"}}},
+		{"slack:T:", 1, []feedback.Liked{refunds}},
+		{"discord:", 5, []feedback.Liked{{Question: "Weather?", Thread: "discord:G:C"}}},
 		{"slack:T%", 5, nil}, // the prefix is text, not a pattern
 		{"slack:T:", 0, nil},
 	} {
 		got, err := f.Liked(ctx, c.prefix, c.n)
 		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("Liked(%q, %d) = %q, %v; want %q", c.prefix, c.n, got, err, c.want)
+		}
+	}
+}
+
+// checkShare checks Answer and Share: an answer is read back with the
+// run it was presented from, and shared once until unshared.
+func checkShare(t *testing.T, f feedback.Store, saved feedback.Answer) {
+	t.Helper()
+	ctx := context.Background()
+	res := &agent.Result{Question: "Refunds?", Answer: "30 days [1].", Route: agent.RouteVector, Sources: saved.Sources,
+		Confidence: agent.ConfidenceHigh, Unsupported: []string{"nothing\x00"}}
+	kept := feedback.Answer{ID: "s1", Thread: "slack:T:C:ask:1", User: "U1", Question: "Refunds?", Answer: res.Answer,
+		Route: res.Route, Sources: saved.Sources, At: saved.At, Result: res}
+	if err := f.SaveAnswer(ctx, kept); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.Answer(ctx, "s1")
+	if err != nil || got.Thread != kept.Thread || got.User != "U1" || got.Question != "Refunds?" || got.Answer != res.Answer ||
+		got.Route != res.Route || !slices.Equal(got.Sources, kept.Sources) || !got.At.Equal(kept.At) ||
+		got.Result == nil || got.Result.Confidence != agent.ConfidenceHigh || !slices.Equal(got.Result.Sources, res.Sources) ||
+		len(got.Result.Unsupported) != 1 {
+		t.Errorf("Answer(s1) = %+v, %v; want %+v", got, err, kept)
+	}
+	if got, err := f.Answer(ctx, saved.ID); err != nil || got.Result != nil || got.Question != saved.Question {
+		t.Errorf("Answer(%s) = %+v, %v; want it without a result", saved.ID, got, err)
+	}
+	if _, err := f.Answer(ctx, "missing"); !errors.Is(err, feedback.ErrUnknownAnswer) {
+		t.Errorf("Answer(missing): %v, want ErrUnknownAnswer", err)
+	}
+	for i, c := range []struct {
+		id     string
+		shared bool
+		want   bool
+	}{
+		{"s1", true, true}, {"s1", true, false}, // pressed twice: shared once
+		{"s1", false, true}, {"s1", false, false}, // a failed post makes it shareable again
+		{"s1", true, true},
+		{"missing", true, false},
+	} {
+		if got, err := f.Share(ctx, c.id, c.shared); err != nil || got != c.want {
+			t.Errorf("%d: Share(%s, %v) = %v, %v; want %v", i, c.id, c.shared, got, err, c.want)
 		}
 	}
 }

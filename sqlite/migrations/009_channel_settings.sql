@@ -1,4 +1,4 @@
--- 008_channel_settings: what a workspace decided for each channel (package
+-- 009_channel_settings: what a workspace decided for each channel (package
 -- channels, issue 26). The table is the log of changes: each change is a
 -- row, and a channel's settings are its newest row, so that "who changed
 -- it, and when" is never lost. sources and experts are JSON arrays of

@@ -1,4 +1,4 @@
--- 010_channel_settings: what a workspace decided for each channel (package
+-- 011_channel_settings: what a workspace decided for each channel (package
 -- channels, issue 26; postgres/channels.go). The table is the log of
 -- changes: each change is a row, and a channel's settings are its newest
 -- row, so that "who changed it, and when" is never lost.
