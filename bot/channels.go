@@ -82,8 +82,10 @@ const (
 	SettingsPrivateHint  = "Answers go to the asker alone, with a button to share them."
 	SettingsExpertsLabel = "Experts"
 	SettingsExpertsHint  = "People or groups to ask when the bot cannot answer."
-	// SettingsNotAllowed refuses a change by someone who may not make it.
-	SettingsNotAllowed = "Only workspace admins and owners (or the people the bot's operators named) can change this channel's settings."
+	// SettingsNotAllowed refuses a change by someone who may not make it
+	// (Slack), SettingsNotAllowedDiscord on Discord.
+	SettingsNotAllowed        = "Only workspace admins and owners (or the people the bot's operators named) can change this channel's settings."
+	SettingsNotAllowedDiscord = "Only members who may manage this channel (Manage Channels or Administrator), or the people the bot's operators named, can change its settings."
 	// SettingsFailed says a change could not be saved.
 	SettingsFailed = "I couldn't save the channel's settings. Please try again in a minute."
 )
@@ -103,6 +105,12 @@ func RepliesChoice(r channels.Replies) string {
 
 // SettingsSaved confirms a change, saying what the channel's settings are.
 func SettingsSaved(s channels.Settings) string {
+	return "Saved. " + SettingsSummary(s)
+}
+
+// SettingsSummary says what the channel's settings are, and who changed
+// them last.
+func SettingsSummary(s channels.Settings) string {
 	sources := "every source the asker may read"
 	if len(s.Sources) > 0 {
 		sources = strings.Join(s.Sources, ", ")
@@ -115,6 +123,10 @@ func SettingsSaved(s channels.Settings) string {
 	if s.Private {
 		private = "to the asker alone"
 	}
-	return "Saved. Answers here cite " + sources + "; questions: " + strings.ToLower(RepliesChoice(s.ReplyMode())) +
+	out := "Answers here cite " + sources + "; questions: " + strings.ToLower(RepliesChoice(s.ReplyMode())) +
 		"; answers go " + private + "; experts: " + experts + "."
+	if s.ChangedBy != "" {
+		out += " Last changed by " + s.ChangedBy + "."
+	}
+	return out
 }

@@ -223,7 +223,7 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 		HTTPClient: app.Metrics.HTTPClient("discord", &http.Client{Timeout: 20 * time.Second}), Ingest: chats,
 		// A private answer is shared from the answers the feedback store
 		// keeps, as Slack's /ask is.
-		Answers: app.Feedback, Liked: app.Feedback, Channels: app.Channels}, s.d)
+		Answers: app.Feedback, Liked: app.Feedback, Channels: app.Channels, SettingsAdmin: app.settingsAdmin("discord")}, s.d)
 	if err != nil {
 		return err
 	}
