@@ -177,13 +177,14 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 			thread.ForgetIdle(a.now(), q.MaxIdle)
 		}
 	}
-	s := &State{Thread: thread.AsOf(q.Asked), Question: text, Scope: q.Scope, WebConfigured: a.retrievers[RouteWeb] != nil}
+	run := &run{Agent: a, emit: emit, retrievers: a.retrieversFor(q.Scope)}
+	s := &State{Thread: thread.AsOf(q.Asked), Question: text, Scope: q.Scope, WebConfigured: run.retrievers[RouteWeb] != nil}
 	if a.modelBrain == nil {
 		s.Offline, s.ModelOff, s.OfflineReason = true, true, "no language model is configured"
 	}
 	m := &meter{allow: q.Allowance}
 	ctx = withMeter(ctx, m)
-	run := &run{Agent: a, emit: emit, meter: m}
+	run.meter = m
 	err := run.loop(ctx, s)
 	run.dropAhead() // nothing of this run runs on after it, and its calls are counted
 	if err != nil {
@@ -221,6 +222,24 @@ const (
 	saveAttempts = 3
 	saveBackoff  = 250 * time.Millisecond
 )
+
+// retrieversFor returns the retrievers a run in scope may use: without
+// the graph or the web when the channel's sources leave them out (issue
+// 26), so that those routes are not taken, as when they are not
+// configured; the documents' retriever filters by the sources itself.
+func (a *Agent) retrieversFor(sc Scope) map[Route]Retriever {
+	if len(sc.Sources) == 0 {
+		return a.retrievers
+	}
+	out := make(map[Route]Retriever, len(a.retrievers))
+	for route, ret := range a.retrievers {
+		if (route == RouteGraph || route == RouteWeb) && !sc.Cites(string(route)) {
+			continue
+		}
+		out[route] = ret
+	}
+	return out
+}
 
 // save stores thread, trying again when the store fails.
 func (a *Agent) save(ctx context.Context, thread Thread) error {
@@ -276,6 +295,9 @@ type run struct {
 	*Agent
 	emit  Emitter
 	meter *meter
+	// retrievers are the Agent's that the question's scope may cite
+	// (retrieversFor); they hide the Agent's.
+	retrievers map[Route]Retriever
 	// modelErrors counts the model calls of this run that failed, for
 	// the observer (a call the budget refused is not one). Only the run's
 	// goroutine touches it.

@@ -73,6 +73,11 @@ func (r *run) route(ctx context.Context, s *State, p port[Router]) error {
 			d = od
 		}
 	}
+	if d.Route == RouteGraph && r.retrievers[RouteGraph] == nil {
+		// No graph to search here (the channel's sources leave it out):
+		// the documents are searched instead, and a rewrite may go on.
+		d.Route = RouteVector
+	}
 	s.Route, s.RouteReason = d.Route, d.Reason
 	r.emit(Event{Kind: EventRouted, Step: StepRoute, Route: d.Route, Reason: d.Reason})
 	return nil

@@ -3,6 +3,8 @@ package agent
 import (
 	"slices"
 	"time"
+
+	"github.com/switchboard/switchboard/channels"
 )
 
 // Route is where the answer to a question is looked for.
@@ -304,6 +306,19 @@ type Scope struct {
 	// as relevant: the one the asker is looking at (Slack's AI-app view),
 	// which the question is likely about.
 	Prefer string `json:"prefer,omitempty"`
+	// Sources, when set, are the only sources the asking channel's
+	// answers may cite (channels.Settings.Sources, issue 26): document
+	// key prefixes, which the retrievers filter by in their queries, and
+	// the graph and the web by name, whose routes a run without them
+	// does not take. Empty: every source the rules above let through.
+	Sources []string `json:"sources,omitempty"`
+}
+
+// Cites reports whether the scope's sources include a document by its
+// stored key (kb.Document.Key, without the workspace), or the graph or the
+// web by name (channels.SourceGraph, channels.SourceWeb).
+func (sc Scope) Cites(key string) bool {
+	return channels.Settings{Sources: sc.Sources}.Cites(key)
 }
 
 // Usage counts model traffic for one run.

@@ -372,7 +372,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) (done bool) {
 	q := agent.Question{
 		ThreadID: j.in.ThreadKey(),
 		Text:     j.in.Text,
-		Scope:    agent.Scope{Workspace: j.in.Workspace, Channel: cmp.Or(j.in.Viewing, j.in.Channel), Prefer: j.in.Viewing},
+		Scope:    agent.Scope{Workspace: j.in.Workspace, Channel: cmp.Or(j.in.Viewing, j.in.Channel), Prefer: j.in.Viewing, Sources: j.in.Sources},
 		MaxIdle:  j.in.MaxIdle,
 		Asked:    j.in.Sent,
 		Hold:     j.claim.hold,

@@ -44,6 +44,10 @@ type Incoming struct {
 	// an asker's turns in a channel are a conversation only while recent;
 	// a Slack thread never idles out.
 	MaxIdle time.Duration
+	// Sources, when set, are the only sources the answer may cite: the
+	// asking channel's settings (channels.Settings.Sources), read by the
+	// adapter as it takes the question and kept with it.
+	Sources []string
 }
 
 // ThreadKey identifies the conversation whose state the question continues:

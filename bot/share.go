@@ -24,6 +24,10 @@ type SharedAnswers interface {
 type ShareClaim struct {
 	View    View   // the answer as its asker was shown it
 	Channel string // where it was asked
+	// Thread is the thread a question asked in a private channel's
+	// thread (PrivateConversation) was asked in, where it is shared; ""
+	// for a /ask, shared in the channel.
+	Thread  string
 	answers SharedAnswers
 }
 
@@ -43,7 +47,11 @@ func ClaimShare(ctx context.Context, answers SharedAnswers, platform, id, user s
 		return ShareClaim{}, ShareFailedLabel, err
 	}
 	v, ok := Finished(saved)
-	channel, _ := ThreadPlace(saved.Thread, platform)
+	channel, conv := ThreadPlace(saved.Thread, platform)
+	thread, _ := strings.CutPrefix(conv, privatePrefix+user+":")
+	if thread == conv {
+		thread = ""
+	}
 	if !ok || saved.User != user || channel == "" {
 		return ShareClaim{}, ShareGoneLabel, fmt.Errorf("not %s's answer to share", user)
 	}
@@ -53,7 +61,19 @@ func ClaimShare(ctx context.Context, answers SharedAnswers, platform, id, user s
 	case !first:
 		return ShareClaim{}, AlreadySharedLabel, nil
 	}
-	return ShareClaim{View: v, Channel: channel, answers: answers}, "", nil
+	return ShareClaim{View: v, Channel: channel, Thread: thread, answers: answers}, "", nil
+}
+
+// privatePrefix begins the conversation of a question asked in a thread
+// of a channel whose answers are private.
+const privatePrefix = "private:"
+
+// PrivateConversation is the conversation (Incoming.Conversation) of
+// user's question in thread of a channel whose answers are private: each
+// asker's is their own, as the others never saw it, and a share of its
+// answer goes back to thread (ShareClaim.Thread).
+func PrivateConversation(user, thread string) string {
+	return privatePrefix + user + ":" + thread
 }
 
 // Release makes the answer shareable again, after a post that failed

@@ -392,7 +392,7 @@ func explainHybrid(b *testing.B, db *DB, q benchQuery) string {
 			return err
 		}
 		return explain(ctx, tx, &plan, `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) `+hybridSQL, pgvector.NewVector(q.vec),
-			queryWords(q.text), q.scope.Workspace, q.scope.Channel, retrieval.MinPool, retrieval.DefaultLimit, "")
+			queryWords(q.text), q.scope.Workspace, q.scope.Channel, retrieval.MinPool, retrieval.DefaultLimit, "", nil)
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -409,8 +409,8 @@ func recall(b *testing.B, db *DB, queries []benchQuery, scoped bool) float64 {
 	ctx := context.Background()
 	where, params := "true", func(q benchQuery) []any { return []any{pgvector.NewVector(q.vec)} }
 	if scoped {
-		// scopeSQL's $3 and $4 become $2 and $3 here.
-		where = strings.NewReplacer("$3", "$2", "$4", "$3").Replace(scopeSQL)
+		// scopeSQL's $3 and $4 become $2 and $3 here; no sources ($8).
+		where = strings.NewReplacer("$3", "$2", "$4", "$3", "$8", "NULL").Replace(scopeSQL)
 		params = func(q benchQuery) []any {
 			return []any{pgvector.NewVector(q.vec), q.scope.Workspace, q.scope.Channel}
 		}

@@ -77,6 +77,7 @@ func TestDocumentStore(t *testing.T) {
 			Checkpointer:   NewCheckpointer(db),
 			Now:            &db.Now,
 			Questions:      NewQuestions(db),
+			Channels:       NewChannels(db),
 			CheckEmbedding: db.CheckEmbedding,
 			AsMismatch:     storetest.AsMismatch[EmbeddingMismatchError],
 			Rows: func(table string) (n int, err error) {

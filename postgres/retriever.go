@@ -44,8 +44,13 @@ func NewRetriever(db *DB, emb retrieval.Embedder) *Retriever {
 // scopeSQL limits a query over chunks to what a scope may see: its own
 // workspace and the shared files (workspace ""), public documents, and
 // private ones only from the asking channel. $3 is the workspace, $4 the
-// channel.
-const scopeSQL = `workspace IN ($3, '') AND (NOT private OR ($4 <> '' AND channel = $4))`
+// channel. When the asking channel names its sources ($8, NULL for none),
+// only the documents whose keys they cite, as agent.Scope.Cites does: a
+// key equal to one, or starting with one that is not the name of the
+// graph or the web.
+const scopeSQL = `workspace IN ($3, '') AND (NOT private OR ($4 <> '' AND channel = $4))
+	AND ($8::text[] IS NULL OR document_id IN (SELECT d.id FROM documents d JOIN unnest($8::text[]) p (src)
+		ON d.key = p.src OR (p.src NOT IN ('graph', 'web') AND starts_with(d.key, p.src))))`
 
 // commonFraction is the share of chunks above which a query word is
 // dropped from the full-text ranking, as long as another word remains.
@@ -182,7 +187,11 @@ func (r *Retriever) search(ctx context.Context, vec, text any, sc agent.Scope, p
 	var b pgx.Batch
 	b.Queue(`BEGIN READ ONLY`)
 	b.Queue(searchSettings, strconv.Itoa(ef))
-	b.Queue(hybridSQL, vec, text, sc.Workspace, sc.Channel, pool, limit, sc.Prefer).Query(func(rows pgx.Rows) error {
+	var sources []string // NULL: every source
+	if len(sc.Sources) > 0 {
+		sources = sc.Sources
+	}
+	b.Queue(hybridSQL, vec, text, sc.Workspace, sc.Channel, pool, limit, sc.Prefer, sources).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			d, err := scanDocument(rows)
 			if err != nil {

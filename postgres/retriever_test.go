@@ -99,7 +99,7 @@ func TestVectorSearchIsNotStarvedByScope(t *testing.T) {
 	// The query plan scans the HNSW index; otherwise this test proves nothing.
 	var plan strings.Builder
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		return explain(ctx, tx, &plan, `EXPLAIN `+hybridSQL, pgvector.NewVector(q), nil, scope.Workspace, scope.Channel, pool, limit, "")
+		return explain(ctx, tx, &plan, `EXPLAIN `+hybridSQL, pgvector.NewVector(q), nil, scope.Workspace, scope.Channel, pool, limit, "", nil)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func TestVectorSearchIsNotStarvedByScope(t *testing.T) {
 			return err
 		}
 		return tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT id FROM chunks WHERE `+
-			strings.NewReplacer("$3", "'small'", "$4", "''").Replace(scopeSQL)+
+			strings.NewReplacer("$3", "'small'", "$4", "''", "$8", "NULL").Replace(scopeSQL)+
 			` ORDER BY embedding <=> $1 LIMIT 40) x`, pgvector.NewVector(q)).Scan(&plain)
 	})
 	if err != nil {
@@ -258,7 +258,7 @@ func TestTextSearchIndexHoldsTheWorkspace(t *testing.T) {
 	}
 	var plan strings.Builder
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		return explain(ctx, tx, &plan, `EXPLAIN `+hybridSQL, nil, "password manager", "T1", "", retrieval.MinPool, retrieval.DefaultLimit, "")
+		return explain(ctx, tx, &plan, `EXPLAIN `+hybridSQL, nil, "password manager", "T1", "", retrieval.MinPool, retrieval.DefaultLimit, "", nil)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ type chunkSet struct {
 type cachedChunk struct {
 	id                 int64
 	workspace, channel string
+	key                string // the document's, for the scope's sources
 	private            bool
 	vec                []float32 // nil: stored without an embedding
 	size               int       // bytes of the stored vector, for searchVector's check
@@ -47,7 +48,7 @@ func (db *DB) chunkSet(ctx context.Context) (*chunkSet, error) {
 }
 
 func (db *DB) loadChunkSet(ctx context.Context) (*chunkSet, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT c.id, c.embedding, d.workspace, d.channel, d.private
+	rows, err := db.db.QueryContext(ctx, `SELECT c.id, c.embedding, d.workspace, d.channel, d.key, d.private
 		FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY c.id`)
 	if err != nil {
 		return nil, fmt.Errorf("load vectors: %w", err)
@@ -58,7 +59,7 @@ func (db *DB) loadChunkSet(ctx context.Context) (*chunkSet, error) {
 	for rows.Next() {
 		var c cachedChunk
 		var blob sql.RawBytes
-		if err := rows.Scan(&c.id, &blob, &c.workspace, &c.channel, &c.private); err != nil {
+		if err := rows.Scan(&c.id, &blob, &c.workspace, &c.channel, &c.key, &c.private); err != nil {
 			return nil, fmt.Errorf("load vectors: %w", err)
 		}
 		if size += len(blob); size > maxCachedVectorBytes {
@@ -82,7 +83,8 @@ func (db *DB) loadChunkSet(ctx context.Context) (*chunkSet, error) {
 // inScope is scopeSQL in Go.
 func (c *cachedChunk) inScope(sc agent.Scope) bool {
 	return (c.workspace == sc.Workspace || c.workspace == "") &&
-		(!c.private || (sc.Channel != "" && c.channel == sc.Channel))
+		(!c.private || (sc.Channel != "" && c.channel == sc.Channel)) &&
+		sc.Cites(c.key)
 }
 
 // search is Retriever.searchVector over the set: the ids of the n chunks

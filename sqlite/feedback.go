@@ -167,9 +167,9 @@ func (f *Feedback) Votes(ctx context.Context) ([]feedback.Vote, error) {
 	return out, rows.Err()
 }
 
-func nonNil(s []agent.Source) []agent.Source {
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []agent.Source{}
+		return []T{}
 	}
 	return s
 }

@@ -47,11 +47,21 @@ func NewRetriever(db *DB, emb retrieval.Embedder) *Retriever {
 
 // scopeSQL limits a query joined as "documents d" to what a scope may see:
 // its own workspace and the shared files (workspace ""), public documents,
-// and private ones only from the asking channel.
-const scopeSQL = `d.workspace IN (:ws, '') AND (d.private = 0 OR (:ch <> '' AND d.channel = :ch))`
+// and private ones only from the asking channel; and, when the channel
+// names its sources (:src, a JSON array; empty for none), the documents
+// whose keys they cite, as agent.Scope.Cites does: a key equal to one, or
+// starting with one that is not the name of the graph or the web.
+const scopeSQL = `d.workspace IN (:ws, '') AND (d.private = 0 OR (:ch <> '' AND d.channel = :ch))
+	AND (:src = '' OR EXISTS (SELECT 1 FROM json_each(:src) p WHERE d.key = p.value
+		OR (p.value NOT IN ('graph', 'web') AND substr(d.key, 1, length(p.value)) = p.value)))`
 
 func scopeArgs(sc agent.Scope) []any {
-	return []any{sql.Named("ws", sc.Workspace), sql.Named("ch", sc.Channel)}
+	src := ""
+	if len(sc.Sources) > 0 {
+		b, _ := json.Marshal(sc.Sources) // strings always marshal
+		src = string(b)
+	}
+	return []any{sql.Named("ws", sc.Workspace), sql.Named("ch", sc.Channel), sql.Named("src", src)}
 }
 
 // Retrieve returns up to req.Limit chunks (default 6) for req.Query (or,

@@ -164,6 +164,8 @@ type options struct {
 	fake      *discordtest.Server
 	// liked suggests questions for /ask's autocomplete.
 	liked discord.LikedQuestions
+	// channels are the channels' settings.
+	channels bot.ChannelSettings
 	// answers, when set, keeps the answers (instead of memFeedback) and
 	// gives those a Share button posts.
 	answers *sqlite.Feedback
@@ -222,7 +224,7 @@ func start(t *testing.T, mode string, opt options) *harness {
 	})
 	h := &harness{t: t, mode: mode, fake: fake, disp: &counting{Dispatcher: d}, ret: ret, fb: fb, abandon: cancel}
 	cfg := discord.Config{Mode: mode, BotToken: fake.Token, AppID: fake.AppID, GuildID: opt.guild, APIURL: fake.APIURL, Log: log,
-		Liked: opt.liked}
+		Liked: opt.liked, Channels: opt.channels}
 	if mode == discord.ModeHTTP {
 		cfg.PublicKey = fake.PublicKey()
 	}

@@ -5,7 +5,8 @@
 // Two delivery modes are supported, chosen with Config.Mode:
 //
 //   - "gateway": a discordgo websocket session receives INTERACTION_CREATE
-//     (/ask, its autocomplete, buttons) and MESSAGE_CREATE (@mentions, which
+//     (/ask, its autocomplete, buttons) and MESSAGE_CREATE (@mentions,
+//     replies to the bot's answers and a help channel's questions, which
 //     need the privileged message-content intent, and direct messages).
 //   - "http": Discord POSTs interactions to Handler, which verifies their
 //     Ed25519 signature. @mentions and direct messages need the gateway and
@@ -78,6 +79,17 @@ type Config struct {
 	// Liked, if set, suggests questions answered well before in the
 	// server as /ask's question is typed (autocomplete).
 	Liked LikedQuestions
+	// Channels are the channels' settings (issue 26): a channel's
+	// sources limit what its answers cite, its reply mode which messages
+	// are questions (gateway mode; a channel without one answers anyone's
+	// replies to the bot's answers, as before settings), and a private
+	// channel answers its asker alone. With it, /switchboard settings
+	// shows and changes them (settings.go). Nil: every channel has the
+	// defaults.
+	Channels bot.ChannelSettings
+	// SettingsAdmin, if set, names the users who, besides the members who
+	// may manage a channel, may change its settings (SETTINGS_ADMINS).
+	SettingsAdmin func(user string) bool
 }
 
 // Dispatcher takes questions and feedback; *bot.Dispatcher implements it.
@@ -249,6 +261,9 @@ func (a *Adapter) RegisterCommands(ctx context.Context) error {
 	cmds := []*discordgo.ApplicationCommand{askCommand(a.cfg.GuildID == "", a.cfg.Liked != nil)}
 	if a.cfg.Ingest != nil {
 		cmds = append(cmds, ingestCommand())
+	}
+	if a.cfg.Channels != nil {
+		cmds = append(cmds, settingsCommand())
 	}
 	return a.do(ctx, "register /ask", func(opts ...discordgo.RequestOption) error {
 		_, err := a.s.ApplicationCommandBulkOverwrite(a.cfg.AppID, a.cfg.GuildID, cmds, opts...)

@@ -111,15 +111,21 @@ func TestParseVote(t *testing.T) {
 
 func TestMentions(t *testing.T) {
 	m := &discordgo.Message{Content: "<@!42> what is  <b>this</b>?\nline two <@42>"}
-	if !mentions(m, "42") || mentions(m, "4") {
+	if !mentionsIn(m.Content, "42") || mentionsIn(m.Content, "4") {
 		t.Error("mention detection")
 	}
 	if got := stripMention(m.Content, "42"); got != "what is  <b>this</b>?\nline two" {
 		t.Errorf("stripMention = %q", got)
 	}
-	reply := &discordgo.Message{Content: "and for EU?", Mentions: []*discordgo.User{nil, {ID: "42"}}}
-	if !mentions(reply, "42") {
-		t.Error("a reply to the bot is addressed to it")
+	ref := &discordgo.MessageReference{MessageID: "7"}
+	pinged := &discordgo.Message{Content: "and for EU?", MessageReference: ref, Mentions: []*discordgo.User{nil, {ID: "42"}}}
+	if !repliesTo(pinged, "42") {
+		t.Error("a reply that pings the bot, its answer not sent, replies to it")
+	}
+	quiet := &discordgo.Message{Content: "and for EU?", MessageReference: ref, ReferencedMessage: &discordgo.Message{Author: &discordgo.User{ID: "42"}}}
+	other := &discordgo.Message{Content: "and for EU?", MessageReference: ref, ReferencedMessage: &discordgo.Message{Author: &discordgo.User{ID: "9"}}}
+	if !repliesTo(quiet, "42") || repliesTo(other, "42") || repliesTo(&discordgo.Message{Mentions: pinged.Mentions}, "42") {
+		t.Error("a reply is to the bot when the message it replies to is the bot's")
 	}
 }
 

@@ -133,11 +133,15 @@ func parseVote(customID string) (answerID string, vote int, ok bool) {
 func (a *Adapter) interact(ctx context.Context, ia *discordgo.Interaction, respond responder) {
 	switch ia.Type {
 	case discordgo.InteractionApplicationCommand:
-		if data, ok := ia.Data.(discordgo.ApplicationCommandInteractionData); ok && data.Name == ingestName && a.cfg.Ingest != nil {
+		data, _ := ia.Data.(discordgo.ApplicationCommandInteractionData)
+		switch {
+		case data.Name == ingestName && a.cfg.Ingest != nil:
 			a.ingest(ctx, ia, respond)
-			return
+		case data.Name == settingsName && a.cfg.Channels != nil:
+			a.settings(ctx, ia, respond)
+		default:
+			a.ask(ctx, ia, respond)
 		}
-		a.ask(ctx, ia, respond)
 	case discordgo.InteractionApplicationCommandAutocomplete:
 		a.autocomplete(ctx, ia, respond)
 	case discordgo.InteractionMessageComponent:
@@ -164,9 +168,11 @@ func (a *Adapter) ask(ctx context.Context, ia *discordgo.Interaction, respond re
 		return
 	}
 	// A private answer is ephemeral from the start: the deferral's flags
-	// decide what its edits and first follow-up show to whom.
+	// decide what its edits and first follow-up show to whom. A private
+	// channel's answers all are.
 	deferral := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource}
-	priv := wantsPrivate(ia)
+	set := a.channelSettings(ctx, ia.GuildID, ia.ChannelID)
+	priv := wantsPrivate(ia) || set.Private
 	if priv {
 		deferral.Data = &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral}
 	}
@@ -189,6 +195,7 @@ func (a *Adapter) ask(ctx context.Context, ia *discordgo.Interaction, respond re
 		Sent:      sent(ia.ID),
 		User:      user,
 		Text:      text,
+		Sources:   set.Sources,
 	}
 	in = converse(in)
 	if priv {
@@ -198,7 +205,7 @@ func (a *Adapter) ask(ctx context.Context, ia *discordgo.Interaction, respond re
 }
 
 // privateConversation ends the conversation of questions asked privately
-// (/ask private:true): they continue one another and not the asker's
+// (/ask private:true, or in a private channel): they continue one another and not the asker's
 // questions in the open, and are never suggested to others.
 const privateConversation = ":private"
 

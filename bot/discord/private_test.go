@@ -35,7 +35,13 @@ func answerStore(t *testing.T) *sqlite.Feedback {
 // store to keep it (the dispatcher saves it once shown).
 func (h *harness) privateAnswer(user string, store *sqlite.Feedback) (*discordtest.Interaction, discordtest.Message) {
 	h.t.Helper()
-	ia := h.fake.Ask(guild, "C1", user, retentionQ).Privately()
+	return h.privateAnswerTo(h.fake.Ask(guild, "C1", user, retentionQ).Privately(), store)
+}
+
+// privateAnswerTo delivers an /ask answered privately and waits for its
+// answer, as privateAnswer.
+func (h *harness) privateAnswerTo(ia *discordtest.Interaction, store *sqlite.Feedback) (*discordtest.Interaction, discordtest.Message) {
+	h.t.Helper()
 	h.deliver(ia)
 	var answer discordtest.Message
 	h.fake.Wait(h.t, "the private answer", func() bool {

@@ -25,7 +25,8 @@ const claimTimeout = 2 * time.Second
 // button is pressed. The asker's copy then shows it as shared. The post
 // is a public follow-up of the press, which works wherever /ask does: in
 // a server's channel, a DM or, for a user-installed bot, a channel the
-// bot cannot post in with its own token.
+// bot cannot post in with its own token; an answer delivered to the
+// asker's DM is posted in its channel with the bot token.
 func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond responder, answerID string) {
 	log := a.log.With("interaction", ia.ID, "answer", answerID)
 	user := userID(ia)
@@ -73,6 +74,12 @@ func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond 
 	// response shows the asker's message already: Private must not
 	// delete it.
 	r := &reply{a: a, channel: claim.Channel, guild: ia.GuildID, user: user, ia: ia, acked: time.Now(), shown: true}
+	if ia.ChannelID != claim.Channel {
+		// Pressed in the asker's DM, where a private channel's answer to a
+		// message went (onMessage): the press's follow-ups would show in
+		// the DM, so the post goes to the channel with the bot token.
+		r.ia = nil
+	}
 	for i, m := range Shared(claim.View, "<@"+user+">") {
 		if err := r.more(ctx, m); err != nil {
 			log.Error("could not share the answer", "err", err)

@@ -86,8 +86,13 @@ func (a *Adapter) serveCommands(w http.ResponseWriter, r *http.Request) {
 	a.takeThenAck(r.Context(), func(ctx context.Context) { a.onCommand(ctx, c) }, func() { w.WriteHeader(http.StatusOK) })
 }
 
-// onCommand asks the question of a command, to be answered privately.
+// onCommand asks the question of a command, to be answered privately, or
+// opens the settings modal (SettingsCommand).
 func (a *Adapter) onCommand(ctx context.Context, c command) {
+	if c.Command == SettingsCommand {
+		a.onSettingsCommand(ctx, c)
+		return
+	}
 	in := bot.Incoming{
 		Platform:  platform,
 		EventID:   c.TriggerID,
@@ -99,7 +104,8 @@ func (a *Adapter) onCommand(ctx context.Context, c command) {
 		User:         c.UserID,
 		Text:         question(c.Text, a.self().UserID),
 	}
-	r := a.privateReplier(in.Workspace, c.ChannelID, c.UserID, c.ResponseURL)
+	in.Sources = bot.SettingsOf(ctx, a.cfg.Channels, in.Channel, a.log).Sources
+	r := a.privateReplier(in.Workspace, c.ChannelID, "", c.UserID, c.ResponseURL)
 	if in.Text == "" {
 		a.tell(ctx, r, emptyCommandHint)
 		return
@@ -115,7 +121,10 @@ func (a *Adapter) onCommand(ctx context.Context, c command) {
 // replacing one ephemeral message through the command's response_url,
 // which Slack lets be used MaxResponses times: the placeholder, a few
 // progress edits, the answer. Past that, or when the response_url fails,
-// the answer is a new ephemeral message (chat.postEphemeral).
+// the answer is a new ephemeral message (chat.postEphemeral). A question
+// asked by a mention in a channel whose answers are private (issue 26)
+// has no response_url: its placeholder and its answer are two ephemeral
+// messages in its thread, and its progress is not shown.
 type privateReplier struct {
 	*replier // Private, and the answer's fallback
 	team     string
@@ -128,8 +137,8 @@ type privateReplier struct {
 // maxResponses is how many times Slack takes a response_url.
 const maxResponses = 5
 
-func (a *Adapter) privateReplier(team, channel, user, responseURL string) *privateReplier {
-	return &privateReplier{replier: a.replier(channel, "", user), team: team, url: responseURL}
+func (a *Adapter) privateReplier(team, channel, thread, user, responseURL string) *privateReplier {
+	return &privateReplier{replier: a.replier(channel, thread, user), team: team, url: responseURL}
 }
 
 // Private tells the asker a line, in place of the placeholder when none
@@ -137,7 +146,7 @@ func (a *Adapter) privateReplier(team, channel, user, responseURL string) *priva
 func (p *privateReplier) Private(ctx context.Context, text string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.uses == 0 && p.respond(ctx, nil, escape(text)) == nil {
+	if p.url != "" && p.uses == 0 && p.respond(ctx, nil, escape(text)) == nil {
 		return nil
 	}
 	return p.replier.Private(ctx, text)
@@ -148,6 +157,9 @@ func (p *privateReplier) Start(ctx context.Context, v bot.View) error {
 	p.named(v)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.url == "" {
+		return p.ephemeral(ctx, PrivateAnswer(v), fallback(v))
+	}
 	return p.respond(ctx, PrivateAnswer(v), fallback(v))
 }
 
@@ -156,7 +168,7 @@ func (p *privateReplier) Start(ctx context.Context, v bot.View) error {
 func (p *privateReplier) Update(ctx context.Context, v bot.View) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.uses >= maxResponses-1 {
+	if p.url == "" || p.uses >= maxResponses-1 {
 		return nil
 	}
 	return p.respond(ctx, PrivateAnswer(v), fallback(v))
@@ -169,11 +181,21 @@ func (p *privateReplier) Finish(ctx context.Context, v bot.View) error {
 	blocks, text := PrivateAnswer(v), fallback(v)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.uses < maxResponses && p.respond(ctx, blocks, text) == nil {
+	if p.url != "" && p.uses < maxResponses && p.respond(ctx, blocks, text) == nil {
 		return nil
 	}
+	return p.ephemeral(ctx, blocks, text)
+}
+
+// ephemeral posts a new ephemeral message to the asker, in the thread if
+// there is one.
+func (p *privateReplier) ephemeral(ctx context.Context, blocks []slack.Block, text string) error {
+	opts := []slack.MsgOption{slack.MsgOptionBlocks(blocks...), slack.MsgOptionText(text, false)}
+	if p.thread != "" {
+		opts = append(opts, slack.MsgOptionTS(p.thread))
+	}
 	return p.a.retry(ctx, "chat.postEphemeral", func() error {
-		_, err := p.a.api.PostEphemeralContext(ctx, p.channel, p.user, slack.MsgOptionBlocks(blocks...), slack.MsgOptionText(text, false))
+		_, err := p.a.api.PostEphemeralContext(ctx, p.channel, p.user, opts...)
 		return err
 	})
 }
@@ -238,7 +260,7 @@ func (a *Adapter) onShare(ctx context.Context, answerID, user, responseURL strin
 		return
 	}
 	v := claim.View
-	r := a.replier(claim.Channel, "", user)
+	r := a.replier(claim.Channel, claim.Thread, user)
 	r.answerID = answerID
 	for i, blocks := range SharedMessages(v, user) {
 		var unsure bool

@@ -162,6 +162,8 @@ type options struct {
 	// answers, when set, keeps the answers (instead of votes) and gives
 	// those /ask shares.
 	answers *sqlite.Feedback
+	// channels are the channels' settings (default: none).
+	channels bot.ChannelSettings
 }
 
 // clock is the adapter's time in tests: a wait returns at once and moves
@@ -258,7 +260,8 @@ func (e *env) adapter(o options, log *slog.Logger) *Adapter {
 	e.t.Helper()
 	cfg := Config{BotToken: e.fake.BotToken, AppToken: e.fake.AppToken, SigningSecret: e.fake.SigningSecret,
 		APIURL: e.fake.APIURL(), Log: log, HTTPClient: o.client, Redeliver: o.redeliver,
-		Sleep: e.clock.Sleep, Now: e.clock.Now, Native: o.native, Liked: o.liked, Titles: examples(o.titles)}
+		Sleep: e.clock.Sleep, Now: e.clock.Now, Native: o.native, Liked: o.liked, Titles: examples(o.titles),
+		Channels: o.channels}
 	if o.answers != nil {
 		cfg.Answers = o.answers
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/channels"
 )
 
 // platform names Slack in bot.Incoming, thread keys and dedupe keys.
@@ -120,6 +121,10 @@ const (
 	// bot: a question only if it continues a conversation the bot had
 	// there (see Adapter.continues).
 	eventThreadReply
+	// eventChannelMessage is a top-level message in a channel that does
+	// not mention the bot: a question only in a help channel, when it
+	// reads as one (bot.HelpQuestion).
+	eventChannelMessage
 )
 
 // readEvent reads an Events API event_callback as parseEvent does, and
@@ -140,6 +145,9 @@ func readEvent(outer eventCallback, me identity) (in bot.Incoming, kind eventKin
 		// A reply in a thread. One that mentions the bot is left to its
 		// app_mention event, so that it is answered once.
 		kind = eventThreadReply
+	case e.Type == "message" && (e.ChannelType == "channel" || e.ChannelType == "group") &&
+		(e.ThreadTS == "" || e.ThreadTS == e.TS) && !mentions(e.Text, me.UserID):
+		kind = eventChannelMessage
 	default:
 		return bot.Incoming{}, eventIgnored
 	}
@@ -229,14 +237,24 @@ func (a *Adapter) onEvent(ctx context.Context, c eventCallback) {
 		return
 	}
 	in, kind := readEvent(c, a.self())
-	switch {
-	case kind == eventIgnored:
-		return
-	case kind == eventThreadReply && (in.Text == "" || !a.continues(ctx, in)):
-		// Nobody asked the bot anything: no hint, no ingest command.
+	if kind == eventIgnored {
 		return
 	}
+	set := a.settings(ctx, in)
+	switch {
+	case kind == eventThreadReply && (in.Text == "" || !a.continues(ctx, in, set)):
+		// Nobody asked the bot anything: no hint, no ingest command.
+		return
+	case kind == eventChannelMessage && (a.replyMode(set) != channels.RepliesAll || !bot.HelpQuestion(in.Text, addressed(in.Text))):
+		return // chatter, or a channel that is not a help channel
+	}
+	in.Sources = set.Sources
 	r := a.replierFor(in)
+	if set.Private { // never in a direct message: it has no settings
+		// Each asker's conversation is their own: the others never saw it.
+		in.Conversation = bot.PrivateConversation(in.User, in.Thread)
+		r = a.privateReplier(in.Workspace, in.Channel, in.Thread, in.User, "")
+	}
 	if in.Text == "" {
 		a.tell(ctx, r, emptyQuestionHint)
 		return
@@ -262,6 +280,32 @@ func (a *Adapter) onEvent(ctx context.Context, c eventCallback) {
 	}
 }
 
+// settings returns the settings of the channel a question was asked in;
+// a direct message has none.
+func (a *Adapter) settings(ctx context.Context, in bot.Incoming) channels.Settings {
+	if isIM(in.Channel) {
+		return channels.Settings{Channel: in.Channel}
+	}
+	return bot.SettingsOf(ctx, a.cfg.Channels, in.Channel, a.log)
+}
+
+// replyMode is the channel's reply mode, SLACK_THREAD_REPLIES for a
+// channel without one.
+func (a *Adapter) replyMode(s channels.Settings) channels.Replies {
+	def, _ := channels.ParseReplies(a.cfg.ThreadReplies) // checked by New
+	return bot.ReplyMode(s, def)
+}
+
+// isIM reports whether a channel id is a direct message's.
+func isIM(channel string) bool { return strings.HasPrefix(channel, "D") }
+
+// addressed reports whether a message (as question leaves it) mentions
+// someone: a person or the bot's fellow apps (<@U…>), a group
+// (<!subteam^…>), or the channel (<!here>, <!channel>).
+func addressed(text string) bool {
+	return strings.Contains(text, "<@") || strings.Contains(text, "<!")
+}
+
 // answeredTimeout bounds the look-up of whether a thread reply continues a
 // conversation: it runs for every reply in every thread of the bot's
 // channels, and a store that is slow must not hold deliveries up.
@@ -269,14 +313,15 @@ const answeredTimeout = 2 * time.Second
 
 // continues reports whether a thread reply without a mention is a question:
 // by default, when the bot answered its author in that thread (see
-// Config.ThreadReplies). A failed look-up says no, logged: the replier can
-// still mention the bot, and answering a stranger's aside would be worse.
-func (a *Adapter) continues(ctx context.Context, in bot.Incoming) bool {
+// Config.ThreadReplies, or the channel's reply mode). A failed look-up
+// says no, logged: the replier can still mention the bot, and answering a
+// stranger's aside would be worse.
+func (a *Adapter) continues(ctx context.Context, in bot.Incoming, set channels.Settings) bool {
 	user := in.User
-	switch a.cfg.ThreadReplies {
-	case RepliesMentionOnly:
+	switch a.replyMode(set) {
+	case channels.RepliesMention:
 		return false
-	case RepliesAnyone:
+	case channels.RepliesAnyone, channels.RepliesAll:
 		user = ""
 	}
 	if a.cfg.Conversations == nil {

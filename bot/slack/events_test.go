@@ -3,6 +3,7 @@ package slack
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +56,7 @@ func TestParseEvent(t *testing.T) {
 				}
 				return
 			}
-			if !ok || in != *c.want {
+			if !ok || !reflect.DeepEqual(in, *c.want) {
 				t.Errorf("got %+v (ok %v)\nwant %+v", in, ok, *c.want)
 			}
 		})

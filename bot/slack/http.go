@@ -68,6 +68,15 @@ func (a *Adapter) serveInteractions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	payload := []byte(form.Get("payload"))
+	// A modal's submission is answered in the response: it closes the
+	// modal, or keeps it open with errors.
+	if resp, handled := a.onSettingsSubmission(r.Context(), payload); handled {
+		w.Header().Set("Content-Type", "application/json")
+		if resp != nil {
+			_ = json.NewEncoder(w).Encode(resp)
+		}
+		return
+	}
 	w.WriteHeader(http.StatusOK)
 	a.background(func(ctx context.Context) { a.onInteraction(ctx, payload) })
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -110,7 +110,7 @@ func TestAssistantThread(t *testing.T) {
 		t.Errorf("statuses %q lack the search", th.Statuses)
 	}
 	// The question was about the channel the asker looked at.
-	if sc := e.kb.scopeSeen(); sc != (agent.Scope{Workspace: e.fake.TeamID, Channel: "C7", Prefer: "C7"}) {
+	if sc := e.kb.scopeSeen(); !reflect.DeepEqual(sc, agent.Scope{Workspace: e.fake.TeamID, Channel: "C7", Prefer: "C7"}) {
 		t.Errorf("scope %+v, want the channel looked at, preferred", sc)
 	}
 
@@ -178,12 +178,7 @@ func TestStreamRefused(t *testing.T) {
 // in the channel once, however often the button is pressed, by an app
 // started again since: the answer is the store's.
 func TestAskPrivately(t *testing.T) {
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "answers.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	o := options{native: true, answers: sqlite.NewFeedback(db)}
+	o := options{native: true, answers: sqlite.NewFeedback(testDB(t))}
 	e := newEnv(t, o)
 	form := e.fake.SlashCommand("C1", "U1", "/ask", "What is our refund policy?")
 	if resp := e.fake.PostCommand(e.h, form); resp.StatusCode != http.StatusOK {

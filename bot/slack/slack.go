@@ -61,6 +61,17 @@ type Config struct {
 	// Conversations tells who the bot answered in which thread; nil: only
 	// mentions are answered in threads.
 	Conversations Conversations
+	// Channels are the channels' settings (issue 26): a channel's reply
+	// mode replaces ThreadReplies there, its sources limit its answers,
+	// and its answers may go to the asker alone; /switchboard settings
+	// changes them. Nil: every channel has the defaults, and the command
+	// says it is not available.
+	Channels bot.ChannelSettings
+	// SettingsAdmin, if set, names the users who, besides the
+	// workspace's admins and owners, may change channels' settings
+	// (SETTINGS_ADMINS): Slack's Web API does not say who manages a
+	// channel.
+	SettingsAdmin func(user string) bool
 
 	// Native shows answers with Slack's AI-app surface: progress as the
 	// thread's status, the answer streamed, native feedback buttons

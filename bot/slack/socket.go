@@ -88,6 +88,19 @@ func (a *Adapter) onSocketEvent(ctx context.Context, client *socketmode.Client, 
 		})
 		return
 	}
+	if req.Type == socketmode.RequestTypeInteractive {
+		// A modal's submission is answered in its acknowledgement.
+		if resp, handled := a.onSettingsSubmission(ctx, payload); handled {
+			var body any
+			if resp != nil {
+				body = resp
+			}
+			if err := client.AckCtx(ctx, req.EnvelopeID, body); err != nil {
+				a.log.Warn("could not acknowledge a socket mode request", "envelope", req.EnvelopeID, "err", err)
+			}
+			return
+		}
+	}
 	ack()
 	switch req.Type {
 	case socketmode.RequestTypeInteractive:

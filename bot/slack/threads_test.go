@@ -242,7 +242,10 @@ func TestReadEventThreadReplies(t *testing.T) {
 		{"also sent to the channel", `{"type":"message","subtype":"thread_broadcast","channel_type":"channel","user":"U1","text":"and for EU?","ts":"1.5","thread_ts":"1.1","channel":"C1"}`, eventThreadReply},
 		{"reply with a mention", `{"type":"message","channel_type":"channel","user":"U1","text":"<@UBOT> and for EU?","ts":"1.5","thread_ts":"1.1","channel":"C1"}`, eventIgnored},
 		{"mentioning someone else", `{"type":"message","channel_type":"channel","user":"U1","text":"<@U2> and for EU?","ts":"1.5","thread_ts":"1.1","channel":"C1"}`, eventThreadReply},
-		{"thread parent", `{"type":"message","channel_type":"channel","user":"U1","text":"hi","ts":"1.1","thread_ts":"1.1","channel":"C1"}`, eventIgnored},
+		// A top-level message: a question only in a help channel.
+		{"thread parent", `{"type":"message","channel_type":"channel","user":"U1","text":"hi","ts":"1.1","thread_ts":"1.1","channel":"C1"}`, eventChannelMessage},
+		{"top-level", `{"type":"message","channel_type":"group","user":"U1","text":"where is the rota?","ts":"1.1","channel":"G1"}`, eventChannelMessage},
+		{"top-level mention", `{"type":"message","channel_type":"channel","user":"U1","text":"<@UBOT> where?","ts":"1.1","channel":"C1"}`, eventIgnored},
 		{"edit", `{"type":"message","subtype":"message_changed","channel_type":"channel","channel":"C1","ts":"1.6","message":{"user":"U1","text":"x","ts":"1.5","thread_ts":"1.1"}}`, eventIgnored},
 		{"bot", `{"type":"message","subtype":"bot_message","bot_id":"B2","channel_type":"channel","text":"x","ts":"1.5","thread_ts":"1.1","channel":"C1"}`, eventIgnored},
 		{"itself", `{"type":"message","channel_type":"channel","user":"UBOT","text":"x","ts":"1.5","thread_ts":"1.1","channel":"C1"}`, eventIgnored},

@@ -51,6 +51,7 @@ type Config struct {
 
 	DocsBaseURL     string `env:"DOCS_BASE_URL" help:"Where people read the files switchboard ingest loads, e.g. https://github.com/acme/handbook/blob/main/: a file's source links to this URL followed by the file's path from the top of its Git checkout (outside one, from the folder named); a url: in a Markdown file's front matter wins; empty: only url: links files"`
 	IngestAdmins    string `env:"INGEST_ADMINS" help:"Who may ingest a channel from chat (@Switchboard ingest this channel, /ingest): user ids separated by commas, as slack:U123 or discord:123456 (a bare id counts on either platform); empty: nobody"`
+	SettingsAdmins  string `env:"SETTINGS_ADMINS" help:"Who may change channels' settings in chat (/switchboard settings) besides Slack's workspace admins and owners and Discord members allowed to manage the channel: user ids as in INGEST_ADMINS; Slack does not tell apps who manages a channel"`
 	IngestMaxFileMB int    `env:"INGEST_MAX_FILE_MB" default:"20" help:"Largest file attached to a chat message (text, Markdown, HTML, PDF) that chat ingestion reads, in MB"`
 	GraphExtract    string `env:"GRAPH_EXTRACT" default:"auto" help:"Graph facts from ingested chat, public channels only: auto (the model when one is configured, else rules), rules (explicit sentence patterns, offline) or off"`
 	GraphLabels     string `env:"GRAPH_LABELS" default:"Organization,Person,Product,System,Team,Project,Location" help:"Entity labels graph extraction may use, separated by commas"`
@@ -62,7 +63,7 @@ type Config struct {
 	SlackSigningSecret string        `env:"SLACK_SIGNING_SECRET" secret:"true" help:"Slack signing secret: serve the Events API at POST /slack/events"`
 	SlackAPIURL        string        `env:"SLACK_API_URL" default:"https://slack.com/api/" help:"Slack Web API base URL; methods are appended (for proxies and tests)"`
 	SlackNative        bool          `env:"SLACK_NATIVE" default:"true" help:"Use Slack's AI-app surface: progress as the thread's status, answers streamed (chat.startStream) with native feedback buttons; a workspace that refuses streaming gets posted and edited answers. false: always post and edit"`
-	SlackThreadReplies string        `env:"SLACK_THREAD_REPLIES" default:"asker" help:"Which replies in a thread the bot answered in are questions without a mention: asker (the people it answered there), anyone, or mention-only"`
+	SlackThreadReplies string        `env:"SLACK_THREAD_REPLIES" default:"asker" help:"Which replies in a thread the bot answered in are questions without a mention: asker (the people it answered there), anyone, or mention-only; the default of channels whose settings (/switchboard settings, switchboard channels) name no reply mode"`
 	DiscordMode        string        `env:"DISCORD_MODE" help:"gateway (a bot connection) or http (an interactions endpoint at POST /discord/interactions); empty: Discord off"`
 	DiscordBotToken    string        `env:"DISCORD_BOT_TOKEN" secret:"true" help:"Discord bot token (gateway mode; in http mode only to register /ask)"`
 	DiscordAppID       string        `env:"DISCORD_APP_ID" help:"Discord application id"`

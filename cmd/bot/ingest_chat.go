@@ -150,6 +150,9 @@ func (c *Config) validateIngest() error {
 	if _, err := chat.ParseAdmins(c.IngestAdmins); err != nil {
 		return &configError{"INGEST_ADMINS", err.Error()}
 	}
+	if _, err := chat.ParseAdmins(c.SettingsAdmins); err != nil {
+		return &configError{"SETTINGS_ADMINS", err.Error()}
+	}
 	return nil
 }
 

@@ -10,6 +10,7 @@
 //	switchboard ingest slack|discord --channel ID       load a chat channel's history
 //	switchboard graph import NODES.csv EDGES.csv        load a knowledge graph
 //	switchboard migrate                                 apply database migrations
+//	switchboard channels set|show [CHANNEL] [flags]     per-channel settings
 //	switchboard eval [flags] CASES.jsonl                score answers on a set of cases
 //	switchboard config [--docs]                         the settings in effect, or what each means
 //	switchboard version                                 print the build
@@ -102,6 +103,8 @@ Usage:
   switchboard ingest discord --channel ID [--since DAY]  the same for a Discord channel and its threads
   switchboard graph import NODES.csv EDGES.csv        load a knowledge graph (see examples/graph)
   switchboard migrate                                 apply the database migrations (also done at start-up)
+  switchboard channels set CHANNEL [flags]            a channel's sources, replies, privacy and experts (README: Channel settings)
+  switchboard channels show [CHANNEL]                 every channel's settings and who changed them; a channel's changes
   switchboard eval [flags] CASES.jsonl                score answers on a set of cases (switchboard eval -h; eval/doc.go)
   switchboard eval export-feedback [--out FILE]       write the 👍/👎 votes from chat as eval cases
   switchboard config [--docs]                         the settings in effect and their source (--docs: what each means)
@@ -142,12 +145,13 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return nil
 	}
 	run, ok := map[string]func(context.Context, *App, []string) error{
-		"ask":     m.ask,
-		"chat":    m.chat,
-		"ingest":  m.ingestAny,
-		"graph":   m.graph,
-		"migrate": m.migrate,
-		"serve":   m.serve,
+		"ask":      m.ask,
+		"chat":     m.chat,
+		"ingest":   m.ingestAny,
+		"graph":    m.graph,
+		"migrate":  m.migrate,
+		"serve":    m.serve,
+		"channels": m.channelsCmd,
 	}[cmd]
 	if !ok {
 		fmt.Fprintf(m.Stderr, "switchboard: unknown command %q%s\n\n%s", cmd, didYouMean(cmd, commands), usage)
@@ -176,7 +180,7 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 }
 
 // commands are the subcommands, for "did you mean".
-var commands = []string{"serve", "ask", "chat", "ingest", "graph", "migrate", "eval", "config", "version", "healthcheck", "help"}
+var commands = []string{"serve", "ask", "chat", "ingest", "graph", "migrate", "channels", "eval", "config", "version", "healthcheck", "help"}
 
 // noArgSettings says, for the commands that take no flags or arguments,
 // which settings (environment variables, by prefix) configure them.

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/discord"
 	"github.com/switchboard/switchboard/bot/slack"
+	"github.com/switchboard/switchboard/ingest/chat"
 	"github.com/switchboard/switchboard/internal/slackapi"
 	"github.com/switchboard/switchboard/retention"
 )
@@ -187,7 +188,10 @@ func (s *server) connectSlack(ctx context.Context, chats chatPort) error {
 		ThreadReplies: cfg.SlackThreadReplies, Conversations: app.Feedback, Sleep: s.sleep,
 		// Slack's AI-app surface, unless turned off; its suggested
 		// prompts are the questions voted up, else the documents'.
-		Native: cfg.SlackNative, Liked: app.Feedback, Titles: app.titles(), Answers: app.Feedback}, s.d)
+		Native: cfg.SlackNative, Liked: app.Feedback, Titles: app.titles(), Answers: app.Feedback,
+		// Each channel's settings: its reply mode over
+		// SLACK_THREAD_REPLIES, its sources, its private answers.
+		Channels: app.Channels, SettingsAdmin: app.settingsAdmin("slack")}, s.d)
 	if err != nil {
 		return err
 	}
@@ -219,7 +223,7 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 		HTTPClient: app.Metrics.HTTPClient("discord", &http.Client{Timeout: 20 * time.Second}), Ingest: chats,
 		// A private answer is shared from the answers the feedback store
 		// keeps, as Slack's /ask is.
-		Answers: app.Feedback, Liked: app.Feedback}, s.d)
+		Answers: app.Feedback, Liked: app.Feedback, Channels: app.Channels, SettingsAdmin: app.settingsAdmin("discord")}, s.d)
 	if err != nil {
 		return err
 	}
@@ -349,4 +353,11 @@ func deadline(ctx context.Context) time.Time {
 		return dl
 	}
 	return time.Now()
+}
+
+// settingsAdmin says who SETTINGS_ADMINS lets change channels' settings on
+// platform, besides those the platform names.
+func (app *App) settingsAdmin(platform string) func(user string) bool {
+	admins, _ := chat.ParseAdmins(app.Config.SettingsAdmins) // checked by LoadConfig; a bad list admits no one
+	return func(user string) bool { return admins.Allowed(platform, user) }
 }

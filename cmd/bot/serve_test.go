@@ -107,8 +107,8 @@ func TestServeDiscordInteractions(t *testing.T) {
 		"DISCORD_BOT_TOKEN": fake.Token, "DISCORD_GUILD_ID": "G1", "DISCORD_API_URL": fake.APIURL, "EDIT_INTERVAL": "10ms",
 		"SWITCHBOARD_DEMO": "true", // serve answers from the demo only when asked to
 	})
-	if cmds := fake.Commands("G1"); len(cmds) != 2 || cmds[0].Name != "ask" || cmds[1].Name != "ingest" {
-		t.Fatalf("/ask and /ingest not registered: %+v", cmds)
+	if cmds := fake.Commands("G1"); len(cmds) != 3 || cmds[0].Name != "ask" || cmds[1].Name != "ingest" || cmds[2].Name != "switchboard" {
+		t.Fatalf("/ask, /ingest and /switchboard not registered: %+v", cmds)
 	}
 	ia := fake.Ask("G1", "C1", "U1", "Which suppliers are connected to our top 3 customers?")
 	if _, err := fake.Deliver("http://"+addr+"/discord/interactions", ia); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/channels"
 	"github.com/switchboard/switchboard/examples"
 	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/hashembed"
@@ -53,6 +54,9 @@ type App struct {
 	// Feedback serves `switchboard serve`: in PostgreSQL when it is
 	// configured, so that replicas share it.
 	Feedback feedback.Store
+	// Channels are the channels' settings (issue 26), in the same store:
+	// `switchboard channels` changes them, `switchboard serve` reads them.
+	Channels channels.Store
 	// Backends names the stores in use, for logs and `switchboard migrate`.
 	Backends []string
 	// Cursors remember how far chat ingestion has read each channel, in
@@ -211,6 +215,7 @@ func (app *App) openDocuments(ctx context.Context, w *wiring) error {
 		app.Retention = []retention.Job{{Name: "threads", Keep: cfg.ThreadRetention, From: threads},
 			{Name: "answered questions", Keep: cfg.EventRetention, From: qs}}
 		app.Feedback = sqlite.NewFeedback(db)
+		app.Channels = sqlite.NewChannels(db)
 		app.Backends = append(app.Backends, "documents and threads: SQLite "+cfg.DBPath())
 		return nil
 	}
@@ -238,6 +243,7 @@ func (app *App) openDocuments(ctx context.Context, w *wiring) error {
 		{Name: "answered questions", Keep: cfg.EventRetention, From: qs},
 		{Name: "limits' old counts", Keep: cfg.EventRetention, From: app.Limits}}
 	app.Feedback = postgres.NewFeedback(db)
+	app.Channels = postgres.NewChannels(db)
 	app.pings = append(app.pings, named("database", db.Ping))
 	app.Backends = append(app.Backends, "documents and threads: PostgreSQL")
 	return nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/channels"
 	"github.com/switchboard/switchboard/kb"
 	"github.com/switchboard/switchboard/questions"
 	"github.com/switchboard/switchboard/questions/questionstest"
@@ -36,10 +37,12 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 		{"HybridRetrievalRanksBestChunkFirst", testHybridRanking},
 		{"FusionFavoursAgreement", testFusion},
 		{"RetrieveRespectsScope", testScope},
+		{"RetrieveRespectsChannelSources", testSources},
 		{"RetrievePrefersTheChannelLookedAt", testPrefer},
 		{"CheckpointerRoundTripAndPrune", testCheckpointer},
 		{"RetentionPrunesThreadsOnSchedule", testRetention},
 		{"CheckEmbedding", testCheckEmbedding},
+		{"ChannelSettings", testChannels},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -421,13 +424,39 @@ func testFusion(t *testing.T, s Store) {
 	}
 }
 
-func testScope(t *testing.T, s Store) {
-	text := "quarterly roadmap planning notes"
-	mk := func(ws, key, channel string, private bool) kb.Document {
+// scopedDoc builds a document of one chunk, text, titled by its key, in a
+// workspace and a channel, private or not.
+func (s Store) scopedDoc(t *testing.T, text string) func(ws, key, channel string, private bool) kb.Document {
+	return func(ws, key, channel string, private bool) kb.Document {
 		d := s.BOW.Doc(t, ws, key, key, text)
 		d.Channel, d.Private = channel, private
 		return d
 	}
+}
+
+// titlesSeen returns what r finds for text in scope, sorted by title.
+func titlesSeen(t *testing.T, r agent.Retriever, text string, scope agent.Scope) []agent.Document {
+	t.Helper()
+	got, err := r.Retrieve(context.Background(), agent.Request{Query: text, Scope: scope, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(got, func(a, b agent.Document) int { return strings.Compare(a.Title, b.Title) })
+	return got
+}
+
+// titles are the documents' titles.
+func titles(docs []agent.Document) []string {
+	var out []string
+	for _, d := range docs {
+		out = append(out, d.Title)
+	}
+	return out
+}
+
+func testScope(t *testing.T, s Store) {
+	text := "quarterly roadmap planning notes"
+	mk := s.scopedDoc(t, text)
 	MustUpsert(t, s.Docs,
 		mk("", "file", "", false),
 		mk("T1", "t1-public", "C1", false),
@@ -450,16 +479,7 @@ func testScope(t *testing.T, s Store) {
 			{agent.Scope{Workspace: "T3", Channel: "C1"}, []string{"file"}},
 			{agent.Scope{}, []string{"file"}},
 		} {
-			got, err := r.Retrieve(context.Background(), agent.Request{Query: text, Scope: tc.scope, Limit: 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var keys []string
-			for _, d := range got {
-				keys = append(keys, d.Title)
-			}
-			slices.Sort(keys)
-			if fmt.Sprint(keys) != fmt.Sprint(tc.want) {
+			if keys := titles(titlesSeen(t, r, text, tc.scope)); fmt.Sprint(keys) != fmt.Sprint(tc.want) {
 				t.Errorf("embedder %v, scope %+v sees %v, want %v", emb != nil, tc.scope, keys, tc.want)
 			}
 		}
@@ -473,6 +493,50 @@ func testScope(t *testing.T, s Store) {
 	for _, d := range got {
 		if d.Title == "t1-private-c1" {
 			t.Error("a private document is still seen in the channel it left")
+		}
+	}
+}
+
+// testSources: two channels whose settings name different sources never
+// see, so never cite, each other's documents; the graph and the web are
+// names, not key prefixes; and the access rules still apply on top.
+func testSources(t *testing.T, s Store) {
+	text := "expense claims reimbursement deadline"
+	mk := s.scopedDoc(t, text)
+	MustUpsert(t, s.Docs,
+		mk("", "handbook/docs/hr/leave.md", "", false),
+		mk("", "handbook/docs/hr-archive/old.md", "", false),
+		mk("", "handbook/docs/eng/oncall.md", "", false),
+		mk("", "graph", "", false), // a file named like the graph is cited only by its whole key
+		mk("T1", "slack:C42:thread:1712345678.000100", "C42", false),
+		mk("T1", "slack:C43:day:2026-12-01", "C43", false),
+		mk("T1", "slack:C44:day:2026-12-01", "C44", true),
+	)
+	hr := []string{"handbook/docs/hr/"}
+	eng := []string{"handbook/docs/eng/", "slack:C42", "slack:C44", channels.SourceWeb}
+	for _, emb := range []Embedder{s.BOW, nil} {
+		r := s.Retriever(emb)
+		for _, tc := range []struct {
+			scope agent.Scope
+			want  []string
+		}{
+			{agent.Scope{Workspace: "T1", Channel: "C1", Sources: hr}, []string{"handbook/docs/hr/leave.md"}},
+			// C44 is private: its history is seen only in C44.
+			{agent.Scope{Workspace: "T1", Channel: "C2", Sources: eng}, []string{"handbook/docs/eng/oncall.md", "slack:C42:thread:1712345678.000100"}},
+			{agent.Scope{Workspace: "T1", Channel: "C44", Sources: eng}, []string{"handbook/docs/eng/oncall.md", "slack:C42:thread:1712345678.000100", "slack:C44:day:2026-12-01"}},
+			{agent.Scope{Workspace: "T1", Channel: "C3", Sources: []string{channels.SourceGraph, channels.SourceWeb}}, []string{"graph"}},
+			{agent.Scope{Workspace: "T1", Channel: "C3", Sources: []string{"handbook/docs/hr/leave.md"}}, []string{"handbook/docs/hr/leave.md"}},
+			{agent.Scope{Workspace: "T2", Channel: "D1", Sources: []string{"slack:C42"}}, nil}, // T1's history stays T1's
+		} {
+			got := titlesSeen(t, r, text, tc.scope)
+			for _, d := range got {
+				if !tc.scope.Cites(d.Metadata["key"]) {
+					t.Errorf("channel %s (sources %v) cites %s", tc.scope.Channel, tc.scope.Sources, d.Metadata["key"])
+				}
+			}
+			if keys := titles(got); fmt.Sprint(keys) != fmt.Sprint(tc.want) {
+				t.Errorf("embedder %v, scope %+v sees %v, want %v", emb != nil, tc.scope, keys, tc.want)
+			}
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/channels"
 	"github.com/switchboard/switchboard/internal/retrieval"
 	"github.com/switchboard/switchboard/kb"
 	"github.com/switchboard/switchboard/kb/words"
@@ -228,6 +229,8 @@ type Store struct {
 	Now          *func() time.Time
 	// Questions is the store's question store, on the same clock.
 	Questions questions.Store
+	// Channels is the store's channel settings, on the same clock.
+	Channels channels.Store
 	// CheckEmbedding is the store's DB.CheckEmbedding, and AsMismatch
 	// unwraps the store's *EmbeddingMismatchError from an error (see the
 	// function AsMismatch).

@@ -174,10 +174,19 @@ func (s *Server) SendInteraction(t testing.TB, ia *Interaction) {
 }
 
 // SendMessage posts a user's message (MESSAGE_CREATE) and keeps it, so
-// that replies can refer to it.
+// that replies can refer to it. A reply (a message_reference) carries
+// the message it replies to as referenced_message, as Discord sends it:
+// that message's own referenced_message left out.
 func (s *Server) SendMessage(t testing.TB, m Message) {
 	t.Helper()
 	s.mu.Lock()
+	if m.Reference != nil && m.ReferencedMessage == nil {
+		if ref := s.message(m.Reference.MessageID); ref != nil {
+			c := ref.clone()
+			c.ReferencedMessage = nil
+			m.ReferencedMessage = &c
+		}
+	}
 	mc := m
 	s.msgs = append(s.msgs, &mc)
 	s.mu.Unlock()

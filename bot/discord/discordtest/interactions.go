@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strconv"
 	"time"
 )
@@ -54,6 +55,52 @@ type Interaction struct {
 type Member struct {
 	User  User     `json:"user"`
 	Roles []string `json:"roles"`
+	// Permissions are the member's permissions in the interaction's
+	// channel, overwrites included: a bitfield as a decimal string.
+	Permissions string `json:"permissions"`
+}
+
+// Permission bits of Member.Permissions.
+const (
+	PermissionAdministrator  = 1 << 3
+	PermissionManageChannels = 1 << 4
+	// PermissionsMember is what a member without a role of note has:
+	// view channels, send messages and read their history, use commands.
+	PermissionsMember = 1<<10 | 1<<11 | 1<<16 | 1<<31
+)
+
+// WithPermissions sets the permissions of an interaction's member (see
+// Permission*), and returns ia.
+func (ia *Interaction) WithPermissions(p int64) *Interaction {
+	if ia.Member != nil {
+		ia.Member.Permissions = strconv.FormatInt(p, 10)
+	}
+	return ia
+}
+
+// Settings returns /switchboard settings used by user in a guild
+// channel, with options (name → a string or a bool), as Discord sends a
+// subcommand's options; user has PermissionsMember.
+func (s *Server) Settings(guild, channel, user string, options map[string]any) *Interaction {
+	ia := s.newInteraction(InteractionCommand, guild, channel, user)
+	names := make([]string, 0, len(options))
+	for name := range options {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	opts := []any{}
+	for _, name := range names {
+		typ := optionString
+		if _, ok := options[name].(bool); ok {
+			typ = optionBoolean
+		}
+		opts = append(opts, map[string]any{"name": name, "type": typ, "value": options[name]})
+	}
+	ia.Data = map[string]any{
+		"id": s.lockedID(), "name": "switchboard", "type": 1,
+		"options": []any{map[string]any{"name": "settings", "type": optionSubcommand, "options": opts}},
+	}
+	return ia
 }
 
 // Ask returns an /ask question:<text> command used by user in a guild
@@ -118,7 +165,8 @@ func (s *Server) newInteraction(typ int, guild, channel, user string) *Interacti
 	return &Interaction{
 		ID: id, ApplicationID: s.AppID, Type: typ, Token: "token-" + id + "-" + hex.EncodeToString(s.pub[:4]), Version: 1,
 		GuildID: guild, ChannelID: channel,
-		Member:                       &Member{User: User{ID: user, Username: "user" + user}, Roles: []string{}},
+		Member: &Member{User: User{ID: user, Username: "user" + user}, Roles: []string{},
+			Permissions: strconv.FormatInt(PermissionsMember, 10)},
 		Context:                      ContextGuild,
 		AuthorizingIntegrationOwners: map[string]string{"0": guild},
 	}
@@ -136,7 +184,7 @@ func (s *Server) UserMessage(guild, channel, user, text string, mention bool) Me
 	m := Message{
 		ID: s.lockedID(), ChannelID: channel, GuildID: guild,
 		Author:  User{ID: user, Username: "user" + user},
-		Content: text, Mentions: []User{},
+		Content: text, Mentions: []User{}, MentionRoles: []string{},
 	}
 	if mention {
 		m.Content = "<@" + s.Bot.ID + "> " + text
@@ -150,6 +198,12 @@ func (s *Server) delivered(ia *Interaction) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := &interaction{id: ia.ID, typ: ia.Type, token: ia.Token, channel: ia.ChannelID, guild: ia.GuildID, delivered: time.Now()}
+	switch {
+	case ia.Member != nil:
+		d.user = ia.Member.User
+	case ia.User != nil:
+		d.user = *ia.User
+	}
 	if ia.Message != nil {
 		d.message = ia.Message.ID
 	}

@@ -61,12 +61,18 @@ type Server struct {
 // interaction is what the fake knows of an interaction it delivered.
 type interaction struct {
 	id, token, channel, guild string
+	user                      User // who used it
 	typ                       int
 	message                   string // the pressed message of a component interaction
 	delivered                 time.Time
 	acked                     bool
 	callbacks                 []Callback
 	original                  *Message
+}
+
+// metadata is the interaction_metadata of the messages its webhook makes.
+func (ia *interaction) metadata() *InteractionMetadata {
+	return &InteractionMetadata{ID: ia.id, Type: ia.typ, User: ia.user}
 }
 
 // limit answers the next n matching requests with 429.
@@ -346,6 +352,11 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 			status, v := s.createMessage(seg[1], body)
 			writeJSON(w, status, v)
 		}
+	case r.Method == http.MethodGet && len(seg) == 4 && seg[0] == "channels" && seg[2] == "messages":
+		if bot() {
+			status, v := s.getMessage(seg[1], seg[3])
+			writeJSON(w, status, v)
+		}
 	case r.Method == http.MethodPatch && len(seg) == 4 && seg[0] == "channels" && seg[2] == "messages":
 		if bot() {
 			status, v := s.editMessage(seg[1], seg[3], body)
@@ -453,7 +464,8 @@ func (s *Server) respond(id, token string, body []byte) (int, any) {
 		return http.StatusBadRequest, apiError{fmt.Sprintf("Interaction response type %d does not fit interaction type %d", resp.Type, ia.typ), codeInvalidForm}
 	}
 	cb := Callback{Type: resp.Type}
-	m := &Message{ID: s.id(), ChannelID: ia.channel, GuildID: ia.guild, Author: s.Bot, Token: token, Original: true}
+	m := &Message{ID: s.id(), ChannelID: ia.channel, GuildID: ia.guild, Author: s.Bot, Token: token, Original: true,
+		Interaction: ia.metadata()}
 	if resp.Data != nil {
 		if err := resp.Data.validate(); err != nil {
 			return http.StatusBadRequest, apiError{"Invalid Form Body: " + err.Error(), codeInvalidForm}
@@ -507,6 +519,17 @@ func (s *Server) respond(id, token string, body []byte) (int, any) {
 	ia.original = m
 	s.msgs = append(s.msgs, m)
 	return http.StatusNoContent, nil
+}
+
+// getMessage handles GET /channels/{channel}/messages/{id}: any message
+// the fake holds there that everyone sees.
+func (s *Server) getMessage(channel, id string) (int, any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m := s.message(id); m != nil && m.ChannelID == channel && !m.Ephemeral() {
+		return http.StatusOK, m.clone()
+	}
+	return http.StatusNotFound, apiError{"Unknown Message", 10008}
 }
 
 // message finds a message by id. Callers hold s.mu.
@@ -581,7 +604,7 @@ func (s *Server) followup(app, token string, wait bool, body []byte) (int, any) 
 		m.Deferred = false
 		m.Edits++
 	} else {
-		m = &Message{ID: s.id(), ChannelID: ia.channel, GuildID: ia.guild, Author: s.Bot, Token: token}
+		m = &Message{ID: s.id(), ChannelID: ia.channel, GuildID: ia.guild, Author: s.Bot, Token: token, Interaction: ia.metadata()}
 		if b.Flags != nil {
 			m.Flags = *b.Flags & flagEphemeral
 		}

@@ -28,6 +28,15 @@ type Message struct {
 	Mentions   []User      `json:"mentions"`
 	Reference  *Reference  `json:"message_reference,omitempty"`
 	Type       int         `json:"type"`
+	// MentionRoles and MentionEveryone are the roles, and @everyone or
+	// @here, the message mentions.
+	MentionRoles    []string `json:"mention_roles"`
+	MentionEveryone bool     `json:"mention_everyone"`
+	// ReferencedMessage is, on a reply's MESSAGE_CREATE, the message it
+	// replies to; Interaction, on a message an interaction's webhook
+	// made, the interaction and who used it.
+	ReferencedMessage *Message             `json:"referenced_message,omitempty"`
+	Interaction       *InteractionMetadata `json:"interaction_metadata,omitempty"`
 	// Timestamp and EditedTimestamp (ISO 8601) and Attachments are set on
 	// messages of the history (history.go).
 	Timestamp       string       `json:"timestamp,omitempty"`
@@ -73,6 +82,13 @@ func (m Message) Buttons() []Component {
 		}
 	}
 	return out
+}
+
+// InteractionMetadata is a message's interaction_metadata.
+type InteractionMetadata struct {
+	ID   string `json:"id"`
+	Type int    `json:"type"`
+	User User   `json:"user"`
 }
 
 // Reference is a message_reference: what a reply replies to.
@@ -198,6 +214,9 @@ type CommandOption struct {
 	Description  string `json:"description"`
 	Required     bool   `json:"required"`
 	Autocomplete bool   `json:"autocomplete,omitempty"`
+	// Options are a subcommand's; Choices the values a user picks from.
+	Options []CommandOption `json:"options,omitempty"`
+	Choices []Choice        `json:"choices,omitempty"`
 }
 
 // validate checks what Discord checks of a command: options named and
@@ -207,17 +226,8 @@ func (c Command) validate() error {
 	if c.Name == "" || c.Description == "" || len(c.Description) > 100 {
 		return fmt.Errorf("name and description (≤100) are required")
 	}
-	optional := false
-	for i, o := range c.Options {
-		switch {
-		case o.Name == "" || o.Description == "" || units(o.Description) > 100:
-			return fmt.Errorf("options.%d: name and description (≤100) are required", i)
-		case o.Required && optional:
-			return fmt.Errorf("options.%d: required options must be placed before non-required options", i)
-		case o.Autocomplete && o.Type != optionString && o.Type != optionInteger && o.Type != optionNumber:
-			return fmt.Errorf("options.%d.autocomplete: only string, integer and number options autocomplete", i)
-		}
-		optional = optional || !o.Required
+	if err := validOptions(c.Options, true); err != nil {
+		return err
 	}
 	for _, list := range []*[]int{c.Contexts, c.IntegrationTypes} {
 		if list == nil {
@@ -228,6 +238,44 @@ func (c Command) validate() error {
 				return fmt.Errorf("contexts and integration_types: %d is not a valid value", v)
 			}
 		}
+	}
+	return nil
+}
+
+// validOptions checks a command's options, or a subcommand's (top
+// false): named and described, the required first, autocomplete on text
+// and numbers only and not with choices, at most 25 choices, and
+// subcommands at the top only.
+func validOptions(opts []CommandOption, top bool) error {
+	optional := false
+	for i, o := range opts {
+		switch {
+		case o.Name == "" || o.Description == "" || units(o.Description) > 100:
+			return fmt.Errorf("options.%d: name and description (≤100) are required", i)
+		case o.Required && optional:
+			return fmt.Errorf("options.%d: required options must be placed before non-required options", i)
+		case o.Autocomplete && o.Type != optionString && o.Type != optionInteger && o.Type != optionNumber:
+			return fmt.Errorf("options.%d.autocomplete: only string, integer and number options autocomplete", i)
+		case o.Autocomplete && len(o.Choices) > 0:
+			return fmt.Errorf("options.%d.autocomplete: an option with choices cannot autocomplete", i)
+		case len(o.Choices) > maxChoices:
+			return fmt.Errorf("options.%d.choices: must be %d or fewer in length", i, maxChoices)
+		case o.Type == optionSubcommand && !top:
+			return fmt.Errorf("options.%d: a subcommand's options cannot be subcommands", i)
+		case o.Type != optionSubcommand && len(o.Options) > 0:
+			return fmt.Errorf("options.%d.options: only subcommands have options", i)
+		}
+		for j, c := range o.Choices {
+			if c.Name == "" || units(c.Name) > maxChoice {
+				return fmt.Errorf("options.%d.choices.%d.name: must be between 1 and %d in length", i, j, maxChoice)
+			}
+		}
+		if o.Type == optionSubcommand {
+			if err := validOptions(o.Options, false); err != nil {
+				return fmt.Errorf("options.%d.%w", i, err)
+			}
+		}
+		optional = optional || !o.Required
 	}
 	return nil
 }
@@ -255,10 +303,11 @@ const (
 	CallbackAutocomplete   = 8
 
 	// Command option types.
-	optionString  = 3
-	optionInteger = 4
-	optionBoolean = 5
-	optionNumber  = 10
+	optionSubcommand = 1
+	optionString     = 3
+	optionInteger    = 4
+	optionBoolean    = 5
+	optionNumber     = 10
 
 	// Gateway intents the adapter needs for mentions and direct messages.
 	IntentGuildMessages  = 1 << 9

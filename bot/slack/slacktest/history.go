@@ -409,7 +409,9 @@ func (s *Server) historyAPI(method string, f url.Values) (map[string]any, bool) 
 			return fail("user_not_found"), true
 		}
 		id := f.Get("user")
+		role := s.admins.roles[id]
 		return map[string]any{"ok": true, "user": map[string]any{"id": id, "name": strings.ToLower(name), "real_name": name,
+			"is_admin": role == RoleAdmin, "is_owner": role == RoleOwner || role == RolePrimaryOwner, "is_primary_owner": role == RolePrimaryOwner,
 			"profile": map[string]any{"display_name": name, "real_name": name}}}, true
 	case "chat.getPermalink":
 		ch, ts := f.Get("channel"), f.Get("message_ts")

@@ -12,6 +12,7 @@ package slacktest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -56,8 +57,9 @@ type Server struct {
 	socket     *socketConn            // the open Socket Mode connection, if any
 	acks       map[string]bool
 	connects   int
-	hist       history   // channels, people and their messages (history.go)
-	assist     assistant // the AI-app surface (assistant.go)
+	hist       history        // channels, people and their messages (history.go)
+	admins     adminsAndViews // workspace admins and opened modals (settings.go)
+	assist     assistant      // the AI-app surface (assistant.go)
 }
 
 // Message is a message the bot posted, with every version it had.
@@ -94,7 +96,11 @@ type Ephemeral struct {
 	User     string
 	ThreadTS string
 	Text     string
+	Blocks   json.RawMessage
 }
+
+// Content is the text the user sees in the message (see Message.Content).
+func (e Ephemeral) Content() string { return content(e.Text, e.Blocks) }
 
 // NewServer starts a fake Slack; Close stops it.
 func NewServer() *Server {
@@ -320,6 +326,16 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, fail("invalid_form_data"))
 		return
 	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		// Methods such as views.open take a JSON body; its fields are
+		// read from the form's jsonBody.
+		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if err != nil {
+			writeJSON(w, fail("invalid_json"))
+			return
+		}
+		r.Form.Set(jsonBody, string(body))
+	}
 	if h, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 		r.Form.Set("token", h)
 	}
@@ -363,6 +379,9 @@ func (s *Server) call(method string, form url.Values) map[string]any {
 		return map[string]any{"ok": true, "url": u}
 	}
 	if resp, ok := s.assistantAPI(method, form); ok {
+		return resp
+	}
+	if resp, ok := s.settingsAPI(method, form); ok {
 		return resp
 	}
 	if resp, ok := s.historyAPI(method, form); ok {
@@ -454,7 +473,7 @@ func (s *Server) postEphemeral(f url.Values) map[string]any {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ephemerals = append(s.ephemerals, Ephemeral{Channel: channel, User: user, ThreadTS: f.Get("thread_ts"), Text: v.Text})
+	s.ephemerals = append(s.ephemerals, Ephemeral{Channel: channel, User: user, ThreadTS: f.Get("thread_ts"), Text: v.Text, Blocks: v.Blocks})
 	return map[string]any{"ok": true, "message_ts": s.nextTS()}
 }
 
