@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -68,7 +69,7 @@ func TestFeedback(t *testing.T, open func(t *testing.T, now func() time.Time) fe
 	}
 	a := got[0]
 	if a.ID != "a1" || a.Thread != refunds.Thread || a.User != "U1" || a.Question != "Refunds?" || a.Answer.Answer != refunds.Answer ||
-		a.Route != agent.RouteVector || !slices.Equal(a.Sources, src) || !a.At.Equal(refunds.At) ||
+		a.Route != agent.RouteVector || !reflect.DeepEqual(a.Sources, src) || !a.At.Equal(refunds.At) ||
 		a.Vote != -1 || a.Voter != "U2" || !a.VotedAt.Equal(clock.Add(-time.Minute)) {
 		t.Errorf("first vote = %+v", a)
 	}
