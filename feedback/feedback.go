@@ -24,6 +24,35 @@ type Answer struct {
 	Route    agent.Route
 	Sources  []agent.Source
 	At       time.Time
+	// Detail is what was shown with the answer besides its text, kept
+	// for a press of Ask an expert that may come later, on any replica.
+	Detail Detail
+}
+
+// Detail is what people were shown of an answer besides its text: why
+// it was not good enough, and what was searched (issue 26). A person's
+// reply saved as the answer (Save as answer) is an Answer too, with
+// Human set.
+type Detail struct {
+	// Level and Badge are the confidence badge's level ("low", "none",
+	// as bot.Level) and words.
+	Level string `json:"level,omitempty"`
+	Badge string `json:"badge,omitempty"`
+	// Unverified are the claims the check could not find in the sources.
+	Unverified []string `json:"unverified,omitempty"`
+	// Attempts are the searches the run made.
+	Attempts []agent.Attempt `json:"attempts,omitempty"`
+	// Human is set on a person's reply saved as the answer.
+	Human *Human `json:"human,omitempty"`
+}
+
+// Human is a person's reply in a thread saved as the answer to its
+// question: the Answer's Answer is the reply's text, its User the author.
+type Human struct {
+	Link     string `json:"link"`     // the reply's permalink, its source
+	Title    string `json:"title"`    // the title of the document it was saved as
+	SavedBy  string `json:"saved_by"` // who pressed Save as answer
+	Document string `json:"document"` // the key of the document it was saved as
 }
 
 // Vote is one person's vote on one answer, with the answer it was given
@@ -56,7 +85,14 @@ type Store interface {
 	// questions offered to people as examples of what the bot answers
 	// well.
 	Liked(ctx context.Context, prefix string, n int) ([]string, error)
+	// Answer returns the saved answer id, with its Detail; one never
+	// saved is ErrUnknownAnswer.
+	Answer(ctx context.Context, id string) (Answer, error)
+	// HumanAnswers returns the answers people gave that were saved as the
+	// answer (Detail.Human set), oldest first.
+	HumanAnswers(ctx context.Context) ([]Answer, error)
 }
 
-// ErrUnknownAnswer is returned by SaveVote for an answer never saved.
+// ErrUnknownAnswer is returned by SaveVote and Answer for an answer never
+// saved.
 var ErrUnknownAnswer = errors.New("unknown answer")

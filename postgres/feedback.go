@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -35,9 +36,13 @@ func (f *Feedback) SaveAnswer(ctx context.Context, a feedback.Answer) error {
 	if err != nil {
 		return fmt.Errorf("postgres: save answer: %w", err)
 	}
-	_, err = f.db.pool.Exec(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-		a.ID, cleanText(a.Thread), cleanText(a.User), cleanText(a.Question), cleanText(a.Answer), string(a.Route), string(js), a.At)
+	detail, err := marshalJSONB(a.Detail)
+	if err != nil {
+		return fmt.Errorf("postgres: save answer: %w", err)
+	}
+	_, err = f.db.pool.Exec(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created, detail)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
+		a.ID, cleanText(a.Thread), cleanText(a.User), cleanText(a.Question), cleanText(a.Answer), string(a.Route), string(js), a.At, string(detail))
 	if err != nil {
 		return fmt.Errorf("postgres: save answer %q: %w", a.ID, err)
 	}
@@ -124,6 +129,60 @@ func (f *Feedback) Votes(ctx context.Context) ([]feedback.Vote, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("postgres: list votes: %w", err)
+	}
+	return out, nil
+}
+
+// answerColumns are the columns scanAnswer reads, in its order.
+const answerColumns = `id, thread, user_id, question, answer, route, sources, created, detail`
+
+// scanAnswer reads a row of answerColumns.
+func scanAnswer(row pgx.Row) (feedback.Answer, error) {
+	var a feedback.Answer
+	var route string
+	var sources, detail []byte
+	if err := row.Scan(&a.ID, &a.Thread, &a.User, &a.Question, &a.Answer, &route, &sources, &a.At, &detail); err != nil {
+		return a, err
+	}
+	a.Route = agent.Route(route)
+	if err := json.Unmarshal(sources, &a.Sources); err != nil {
+		return a, fmt.Errorf("answer %q sources: %w", a.ID, err)
+	}
+	if err := json.Unmarshal(detail, &a.Detail); err != nil {
+		return a, fmt.Errorf("answer %q detail: %w", a.ID, err)
+	}
+	return a, nil
+}
+
+// Answer returns the saved answer id.
+func (f *Feedback) Answer(ctx context.Context, id string) (feedback.Answer, error) {
+	a, err := scanAnswer(f.db.pool.QueryRow(ctx, `SELECT `+answerColumns+` FROM answers WHERE id = $1`, cleanText(id)))
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return a, fmt.Errorf("postgres: answer %q: %w", id, feedback.ErrUnknownAnswer)
+	case err != nil:
+		return a, fmt.Errorf("postgres: answer %q: %w", id, err)
+	}
+	return a, nil
+}
+
+// HumanAnswers returns the people's replies saved as answers, oldest first.
+func (f *Feedback) HumanAnswers(ctx context.Context) ([]feedback.Answer, error) {
+	rows, err := f.db.pool.Query(ctx, `SELECT `+answerColumns+` FROM answers WHERE detail ? 'human' ORDER BY created, id`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: human answers: %w", err)
+	}
+	defer rows.Close()
+	var out []feedback.Answer
+	for rows.Next() {
+		a, err := scanAnswer(rows)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: human answers: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: human answers: %w", err)
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -27,9 +28,13 @@ func (f *Feedback) SaveAnswer(ctx context.Context, a feedback.Answer) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: save answer: %w", err)
 	}
-	_, err = f.db.db.ExecContext(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		a.ID, a.Thread, a.User, a.Question, a.Answer, string(a.Route), string(sources), a.At.UnixMilli())
+	detail, err := json.Marshal(a.Detail)
+	if err != nil {
+		return fmt.Errorf("sqlite: save answer: %w", err)
+	}
+	_, err = f.db.db.ExecContext(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created, detail)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		a.ID, a.Thread, a.User, a.Question, a.Answer, string(a.Route), string(sources), a.At.UnixMilli(), string(detail))
 	if err != nil {
 		return fmt.Errorf("sqlite: save answer %q: %w", a.ID, err)
 	}
@@ -129,4 +134,56 @@ func nonNil(s []agent.Source) []agent.Source {
 		return []agent.Source{}
 	}
 	return s
+}
+
+// answerColumns are the columns scanAnswer reads, in its order.
+const answerColumns = `id, thread, user_id, question, answer, route, sources, created, detail`
+
+// scanAnswer reads a row of answerColumns.
+func scanAnswer(scan func(...any) error) (feedback.Answer, error) {
+	var a feedback.Answer
+	var route, sources, detail string
+	var created int64
+	if err := scan(&a.ID, &a.Thread, &a.User, &a.Question, &a.Answer, &route, &sources, &created, &detail); err != nil {
+		return a, err
+	}
+	a.Route, a.At = agent.Route(route), time.UnixMilli(created)
+	if err := json.Unmarshal([]byte(sources), &a.Sources); err != nil {
+		return a, fmt.Errorf("answer %q sources: %w", a.ID, err)
+	}
+	if err := json.Unmarshal([]byte(detail), &a.Detail); err != nil {
+		return a, fmt.Errorf("answer %q detail: %w", a.ID, err)
+	}
+	return a, nil
+}
+
+// Answer returns the saved answer id.
+func (f *Feedback) Answer(ctx context.Context, id string) (feedback.Answer, error) {
+	a, err := scanAnswer(f.db.db.QueryRowContext(ctx, `SELECT `+answerColumns+` FROM answers WHERE id = ?`, id).Scan)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return a, fmt.Errorf("sqlite: answer %q: %w", id, feedback.ErrUnknownAnswer)
+	case err != nil:
+		return a, fmt.Errorf("sqlite: answer %q: %w", id, err)
+	}
+	return a, nil
+}
+
+// HumanAnswers returns the people's replies saved as answers, oldest first.
+func (f *Feedback) HumanAnswers(ctx context.Context) ([]feedback.Answer, error) {
+	rows, err := f.db.db.QueryContext(ctx, `SELECT `+answerColumns+` FROM answers
+		WHERE json_type(detail, '$.human') = 'object' ORDER BY created, id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: human answers: %w", err)
+	}
+	defer rows.Close()
+	var out []feedback.Answer
+	for rows.Next() {
+		a, err := scanAnswer(rows.Scan)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: human answers: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
 }

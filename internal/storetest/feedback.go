@@ -78,6 +78,43 @@ func TestFeedback(t *testing.T, open func(t *testing.T, now func() time.Time) fe
 		t.Errorf("second vote = %+v (sources must be empty, not nil; a NUL may be dropped, nothing else)", b)
 	}
 	checkLiked(t, f)
+	checkDetail(t, f, clock)
+}
+
+// checkDetail checks Answer and HumanAnswers (issue 26): an answer comes
+// back with what was shown with it, and the people's replies saved as
+// answers are listed, oldest first, and nothing else.
+func checkDetail(t *testing.T, f feedback.Store, clock time.Time) {
+	ctx := context.Background()
+	low := feedback.Answer{ID: "low1", Thread: "slack:T:C:5", User: "U1", Question: "Parking?", Answer: "Maybe [1].",
+		Route: agent.RouteVector, At: clock,
+		Sources: []agent.Source{{N: 1, Title: "Parking", Route: agent.RouteVector, Owners: []string{"@acme/facilities", "U7"}}},
+		Detail: feedback.Detail{Level: "low", Badge: "Low confidence — some of it couldn't be checked",
+			Unverified: []string{"Spots are free."}, Attempts: []agent.Attempt{{Route: agent.RouteVector, Query: "parking", Found: 3, Relevant: 1}}}}
+	human := func(id string, at time.Time) feedback.Answer {
+		return feedback.Answer{ID: id, Thread: "slack:T:C:5", User: "U9", Question: "Parking?", Answer: "Level 2 is ours.",
+			Route: agent.RouteVector, At: at, Detail: feedback.Detail{Human: &feedback.Human{Link: "https://x.slack.com/p" + id,
+				Title: "Parking?", SavedBy: "U1", Document: "slack:C:answer:" + id}}}
+	}
+	h2, h1 := human("h2", clock.Add(time.Minute)), human("h1", clock)
+	for _, a := range []feedback.Answer{low, h2, h1} {
+		if err := f.SaveAnswer(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := f.Answer(ctx, "low1")
+	if err != nil || got.Question != low.Question || got.User != "U1" || !got.At.Equal(low.At) ||
+		!reflect.DeepEqual(got.Sources, low.Sources) || !reflect.DeepEqual(got.Detail, low.Detail) {
+		t.Errorf("Answer(low1) = %+v, %v; want %+v", got, err, low)
+	}
+	if _, err := f.Answer(ctx, "missing"); !errors.Is(err, feedback.ErrUnknownAnswer) {
+		t.Errorf("Answer(missing): %v, want ErrUnknownAnswer", err)
+	}
+	saved, err := f.HumanAnswers(ctx)
+	if err != nil || len(saved) != 2 || saved[0].ID != "h1" || saved[1].ID != "h2" ||
+		!reflect.DeepEqual(saved[0].Detail, h1.Detail) || saved[0].Answer != h1.Answer || saved[0].User != "U9" {
+		t.Errorf("HumanAnswers = %+v, %v; want h1 then h2", saved, err)
+	}
 }
 
 // checkLiked checks Liked on the store TestFeedback filled: a1 voted
