@@ -474,7 +474,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) (done bool) {
 	}
 	if v.Final != nil && d.cfg.Feedback != nil {
 		a := feedback.Answer{ID: v.AnswerID, Thread: j.in.ThreadKey(), User: j.in.User, Question: j.in.Text,
-			Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: time.Now()}
+			Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: time.Now(), Detail: Shown(v.Final, res)}
 		if err := d.cfg.Feedback.SaveAnswer(fctx, a); err != nil {
 			log.Error("could not save the answer for feedback", "err", err)
 		}
