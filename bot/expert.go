@@ -70,7 +70,10 @@ var (
 // adapters render it, mentioning Mention and nobody else.
 type Escalation struct {
 	AnswerID string
-	Asker    string // who asked, as the platform names them
+	// Thread is the answer's conversation (Incoming.ThreadKey), where the
+	// escalation goes.
+	Thread string
+	Asker  string // who asked, as the platform names them
 	// Mention are the platform ids to notify: the channel's experts, or
 	// the owners of the cited documents that are chat accounts (Owners).
 	Mention []string
@@ -114,7 +117,7 @@ func (e *Experts) Escalate(ctx context.Context, req EscalateRequest) (Escalation
 	case !first:
 		return Escalation{}, ErrEscalated
 	}
-	esc := Escalation{AnswerID: a.ID, Asker: a.User, Question: oneLine(a.Question), Mention: experts}
+	esc := Escalation{AnswerID: a.ID, Thread: a.Thread, Asker: a.User, Question: oneLine(a.Question), Mention: experts}
 	if len(experts) == 0 {
 		esc.Owners = true
 		for _, o := range owners(a.Sources) {

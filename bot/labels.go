@@ -135,6 +135,7 @@ const (
 	AlreadySavedLabel     = "This reply is already saved as the answer."
 	NotAllowedToSaveLabel = "Only the person who asked or one of the channel's experts can save an answer."
 	NoReplyLabel          = "There is no reply after my message to save yet: answer in this thread first."
+	NotEscalatedLabel     = "Use this on a person's reply in the thread of my “" + AskExpertLabel + "” message."
 	AnswerGoneLabel       = "I no longer have the answer this was about; please ask again."
 	SaveFailedLabel       = "Sorry, I couldn't save that reply. Please try again."
 )

@@ -72,6 +72,9 @@ type Config struct {
 	// questions about the documents; nil: none of that kind.
 	Liked  LikedQuestions
 	Titles DocumentTitles
+	// Experts handles Ask an expert and Save as answer (experts.go); nil:
+	// a 👎 is only thanked, and those buttons say they are not set up.
+	Experts Experts
 }
 
 // The modes of Config.ThreadReplies.

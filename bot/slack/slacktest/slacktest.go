@@ -94,7 +94,11 @@ type Ephemeral struct {
 	User     string
 	ThreadTS string
 	Text     string
+	Blocks   json.RawMessage
 }
+
+// ActionValues returns the value of each button of the message by action_id.
+func (e Ephemeral) ActionValues() map[string]string { return actionValues(e.Blocks) }
 
 // NewServer starts a fake Slack; Close stops it.
 func NewServer() *Server {
@@ -454,7 +458,7 @@ func (s *Server) postEphemeral(f url.Values) map[string]any {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ephemerals = append(s.ephemerals, Ephemeral{Channel: channel, User: user, ThreadTS: f.Get("thread_ts"), Text: v.Text})
+	s.ephemerals = append(s.ephemerals, Ephemeral{Channel: channel, User: user, ThreadTS: f.Get("thread_ts"), Text: v.Text, Blocks: v.Blocks})
 	return map[string]any{"ok": true, "message_ts": s.nextTS()}
 }
 
