@@ -115,6 +115,17 @@ func (f *memFeedback) SaveVote(_ context.Context, answerID, user string, vote in
 	return nil
 }
 
+// Answer implements bot.AnswerBook.
+func (f *memFeedback) Answer(_ context.Context, id string) (feedback.Answer, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a, ok := f.answers[id]
+	if !ok {
+		return a, feedback.ErrUnknownAnswer
+	}
+	return a, nil
+}
+
 func (f *memFeedback) list() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -163,6 +174,9 @@ type options struct {
 	fake      *discordtest.Server
 	// liked suggests questions for /ask's autocomplete.
 	liked discord.LikedQuestions
+	// experts handles Ask an expert and Save as answer, given the
+	// harness's feedback store.
+	experts func(fb *memFeedback) discord.Experts
 }
 
 // harness is one adapter wired to a fake Discord.
@@ -215,6 +229,9 @@ func start(t *testing.T, mode string, opt options) *harness {
 	h := &harness{t: t, mode: mode, fake: fake, disp: &counting{Dispatcher: d}, ret: ret, fb: fb, abandon: cancel}
 	cfg := discord.Config{Mode: mode, BotToken: fake.Token, AppID: fake.AppID, GuildID: opt.guild, APIURL: fake.APIURL, Log: log,
 		Liked: opt.liked}
+	if opt.experts != nil {
+		cfg.Experts = opt.experts(fb)
+	}
 	if mode == discord.ModeHTTP {
 		cfg.PublicKey = fake.PublicKey()
 	}

@@ -73,6 +73,9 @@ type Config struct {
 	// once; nil: this process's memory. PostgreSQL's chat deliveries
 	// (postgres.Events) keep it across replicas and restarts.
 	Shares bot.Deduper
+	// Experts handles Ask an expert and Save as answer (experts.go); nil:
+	// a 👎 is only thanked, and those buttons say they are not set up.
+	Experts Experts
 	// Liked, if set, suggests questions answered well before in the
 	// server as /ask's question is typed (autocomplete).
 	Liked LikedQuestions

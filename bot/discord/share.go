@@ -66,7 +66,7 @@ func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond 
 	if v, ok := a.shelf.get(answerID); ok {
 		msgs = Shared(v, "<@"+user+">")
 	} else if ia.Message != nil && len(ia.Message.Embeds) > 0 {
-		msgs = []Message{{Content: bot.Asked("<@"+user+">", ""), Embeds: ia.Message.Embeds, Components: feedbackButtons(answerID)}}
+		msgs = []Message{{Content: bot.Asked("<@"+user+">", ""), Embeds: ia.Message.Embeds, Components: feedbackButtons(answerID, false)}}
 	}
 	tell := func(text string) {
 		if err := respond(ephemeral(text)); err != nil {
@@ -95,7 +95,7 @@ func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond 
 	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
 	if ia.Message != nil {
 		resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponseUpdateMessage, Data: &discordgo.InteractionResponseData{
-			Content: ia.Message.Content, Embeds: ia.Message.Embeds, Components: answerButtons(answerID, sharedButton),
+			Content: ia.Message.Content, Embeds: ia.Message.Embeds, Components: answerButtons(answerID, sharedButton, false),
 			AllowedMentions: noMentions(),
 		}}
 	}

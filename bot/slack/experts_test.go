@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -253,6 +254,20 @@ func TestAskOwners(t *testing.T) {
 	for _, w := range []string{"dana@example.com", "not notified", bot.VotedDownLine, "Low confidence"} {
 		if !strings.Contains(c, w) {
 			t.Errorf("the escalation lacks %q:\n%s", w, c)
+		}
+	}
+}
+
+// The manifest declares the message shortcut the adapter reads, named in
+// the presenter's words.
+func TestManifestShortcut(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "slack-app-manifest.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"name: " + bot.SaveShortcutLabel + "\n      type: message\n      callback_id: " + CallbackSaveAnswer + "\n"} {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("the manifest lacks %q", w)
 		}
 	}
 }
