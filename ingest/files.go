@@ -181,14 +181,14 @@ type loader struct {
 	// identify returns a file's Key and Location, and for a host file its
 	// identity; nil means both are display's.
 	identify func(string) (key, location string, id *sourceID)
-	maxSize  int64           // MaxFileSize; tests lower it
-	maxText  int             // MaxFileText; tests lower it
-	baseURL  string          // links files without a url: of their own; "" for none
+	maxSize  int64  // MaxFileSize; tests lower it
+	maxText  int    // MaxFileText; tests lower it
+	baseURL  string // links files without a url: of their own; "" for none
 	// owners returns a host file's owners from its checkout's CODEOWNERS
 	// (see OwnerKey); nil for files not on the host.
 	owners func(*sourceID) []string
-	seen     map[string]bool // keys loaded, so a file named twice is read once
-	rep      Report
+	seen   map[string]bool // keys loaded, so a file named twice is read once
+	rep    Report
 }
 
 type docFunc = func(kb.Document, *sourceID) error

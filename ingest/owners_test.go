@@ -12,13 +12,13 @@ import (
 
 func TestOwnerList(t *testing.T) {
 	for in, want := range map[string][]string{
-		" alice@example.com":            {"alice@example.com"},
-		` "@acme/docs" # the team`:      {"@acme/docs"},
-		" [U123, '@bob', carol@x.org]":  {"U123", "@bob", "carol@x.org"},
-		" U1, U2":                       {"U1", "U2"},
-		" <!channel>":                   nil, // markup is no name
-		" two words":                    nil,
-		"":                              nil,
+		" alice@example.com":           {"alice@example.com"},
+		` "@acme/docs" # the team`:     {"@acme/docs"},
+		" [U123, '@bob', carol@x.org]": {"U123", "@bob", "carol@x.org"},
+		" U1, U2":                      {"U1", "U2"},
+		" <!channel>":                  nil, // markup is no name
+		" two words":                   nil,
+		"":                             nil,
 		" " + strings.Repeat("a,", 40): slices.Repeat([]string{"a"}, maxOwners),
 	} {
 		if got := ownerList(in); !slices.Equal(got, want) {

@@ -51,7 +51,9 @@ var (
 
 // Mentionable reports whether an owner's name is a Slack account the
 // escalation can mention: a user or user group id.
-func Mentionable(name string) bool { return slackUserID.MatchString(name) || slackGroupID.MatchString(name) }
+func Mentionable(name string) bool {
+	return slackUserID.MatchString(name) || slackGroupID.MatchString(name)
+}
 
 // slackMention is id as Slack mentions it: a user, or a user group.
 func slackMention(id string) string {

@@ -187,7 +187,8 @@ func (s *server) connectSlack(ctx context.Context, chats chatPort) error {
 		ThreadReplies: cfg.SlackThreadReplies, Conversations: app.Feedback, Sleep: s.sleep,
 		// Slack's AI-app surface, unless turned off; its suggested
 		// prompts are the questions voted up, else the documents'.
-		Native: cfg.SlackNative, Liked: app.Feedback, Titles: app.titles()}, s.d)
+		Native: cfg.SlackNative, Liked: app.Feedback, Titles: app.titles(),
+		Experts: app.experts()}, s.d)
 	if err != nil {
 		return err
 	}
@@ -220,7 +221,7 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 	da, err := discord.New(discord.Config{Mode: cfg.DiscordMode, BotToken: cfg.DiscordBotToken, AppID: cfg.DiscordAppID,
 		PublicKey: cfg.DiscordPublicKey, GuildID: cfg.DiscordGuildID, APIURL: cfg.DiscordAPIURL, Log: app.Log,
 		HTTPClient: app.Metrics.HTTPClient("discord", &http.Client{Timeout: 20 * time.Second}), Ingest: chats,
-		Shares: app.Deliveries, Liked: liked}, s.d)
+		Shares: app.Deliveries, Liked: liked, Experts: app.experts()}, s.d)
 	if err != nil {
 		return err
 	}

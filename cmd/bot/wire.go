@@ -79,7 +79,8 @@ type App struct {
 	// pressed on two replicas posts once; nil: each process remembers.
 	Deliveries bot.Deduper
 
-	demo *demoGuard // removes the demo before the user's first write; see demo.go
+	demo         *demoGuard // removes the demo before the user's first write; see demo.go
+	expertsState            // Ask an expert and Save as answer, made once (experts.go)
 
 	closers  []func()
 	pings    []func(context.Context) error // what /readyz checks
