@@ -177,9 +177,12 @@ func (a *Adapter) saveAnswer(ctx context.Context, ia *discordgo.Interaction, res
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shareTimeout)
 	defer cancel()
+	// The deferral may not be recorded yet (in http mode it is still on
+	// its way back): the reply's webhook waits for it.
+	r := &reply{a: a, channel: ia.ChannelID, guild: ia.GuildID, user: userID(ia), ia: ia, acked: time.Now()}
 	tell := func(text string) {
 		m := Message{Content: clip(text, maxContent), Embeds: []*discordgo.MessageEmbed{}, Components: []discordgo.MessageComponent{}}
-		if err := a.editOriginal(ctx, ia, m); err != nil {
+		if err := r.webhook(ctx, func() error { return a.editOriginal(ctx, ia, m) }); err != nil {
 			log.Warn("could not answer Save as answer", "err", err)
 		}
 	}
