@@ -110,12 +110,8 @@ func (e *Experts) Escalate(ctx context.Context, req EscalateRequest) (Escalation
 	if err != nil {
 		return Escalation{}, err
 	}
-	first, err := e.Once.FirstSeen(ctx, "escalate:"+req.AnswerID)
-	switch {
-	case err != nil:
+	if err := e.first(ctx, "escalate:"+req.AnswerID, ErrEscalated); err != nil {
 		return Escalation{}, err
-	case !first:
-		return Escalation{}, ErrEscalated
 	}
 	esc := Escalation{AnswerID: a.ID, Thread: a.Thread, Asker: a.User, Question: oneLine(a.Question), Mention: experts}
 	if len(experts) == 0 {
@@ -144,6 +140,37 @@ func (e *Experts) Escalate(ctx context.Context, req EscalateRequest) (Escalation
 		esc.Why = append(esc.Why, VotedDownLine)
 	}
 	return esc, nil
+}
+
+// first returns seen when key was handled before (Once), and remembers it.
+func (e *Experts) first(ctx context.Context, key string, seen error) error {
+	first, err := e.Once.FirstSeen(ctx, key)
+	switch {
+	case err != nil:
+		return err
+	case !first:
+		return seen
+	}
+	return nil
+}
+
+// Parts are the escalation's parts under its question, each with its
+// label: what was searched, and why the answer was not good enough;
+// those with no lines are left out.
+func (esc Escalation) Parts() []EscalationPart {
+	var out []EscalationPart
+	for _, p := range []EscalationPart{{EscalationSearchedLabel, esc.Searched}, {EscalationWhyLabel, esc.Why}} {
+		if len(p.Lines) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// EscalationPart is a labelled list of an escalation.
+type EscalationPart struct {
+	Label string
+	Lines []string
 }
 
 // experts are the channel's experts, none without Channels.
@@ -256,12 +283,8 @@ func (e *Experts) Save(ctx context.Context, req SaveRequest) (Saved, error) {
 	// Storing is idempotent (the document's key, the answer's id), so a
 	// press that failed may be tried again; only the confirmation must
 	// be said once.
-	first, err := e.Once.FirstSeen(ctx, "saved:"+key)
-	switch {
-	case err != nil:
+	if err := e.first(ctx, "saved:"+key, ErrSaved); err != nil {
 		return Saved{}, err
-	case !first:
-		return Saved{}, ErrSaved
 	}
 	return Saved{Author: r.Author, Question: question, Link: r.Link}, nil
 }

@@ -86,21 +86,15 @@ func Escalation(esc bot.Escalation) (Message, *discordgo.MessageAllowedMentions)
 	}
 	lead := bot.EscalationLead(strings.Join(mentions, " "), asker, esc.Owners)
 	e := &discordgo.MessageEmbed{Title: clip(bot.EscalationQuestionLabel+": "+text1(esc.Question), maxTitle), Color: colorLow}
-	for _, part := range []struct {
-		label string
-		lines []string
-	}{{bot.EscalationSearchedLabel, esc.Searched}, {bot.EscalationWhyLabel, esc.Why}} {
-		if len(part.lines) == 0 {
-			continue
-		}
+	for _, part := range esc.Parts() {
 		var b strings.Builder
-		for i, l := range part.lines {
+		for i, l := range part.Lines {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
 			b.WriteString("• " + escape(l))
 		}
-		e.Fields = append(e.Fields, &discordgo.MessageEmbedField{Name: part.label, Value: clip(b.String(), maxFieldValue)})
+		e.Fields = append(e.Fields, &discordgo.MessageEmbedField{Name: part.Label, Value: clip(b.String(), maxFieldValue)})
 	}
 	if len(esc.Unreachable) > 0 {
 		e.Fields = append(e.Fields, &discordgo.MessageEmbedField{Name: "\u200b", Value: clip(escape(bot.NotNotified(strings.Join(esc.Unreachable, ", "))), maxFieldValue)})

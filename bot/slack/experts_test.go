@@ -2,7 +2,6 @@ package slack
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,14 +9,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
 	"github.com/switchboard/switchboard/channels"
 	"github.com/switchboard/switchboard/kb"
-	"github.com/switchboard/switchboard/llm/offline"
 	"github.com/switchboard/switchboard/sqlite"
 )
 
@@ -59,41 +56,9 @@ func (s *savedDocs) all() []kb.Document {
 // (nil: none set).
 func expertEnv(t *testing.T, asker bot.Asker, ch bot.ChannelSettings) (*env, *savedDocs) {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	fake := slacktest.NewServer()
-	t.Cleanup(fake.Close)
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "answers.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	store := sqlite.NewFeedback(db)
-	e := &env{t: t, fake: fake, kb: &retriever{}, votes: &votes{m: map[string]int{}}, clock: newClock()}
-	if asker == nil {
-		ag, err := agent.New(agent.Config{Offline: offline.New(nil), Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: e.kb}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		asker = ag
-	}
-	d := bot.NewDispatcher(bot.Config{Agent: asker, Interval: 10 * time.Millisecond, Feedback: store, Log: log})
-	d.Start(context.Background())
-	e.d = &counting{Dispatcher: d}
 	docs := &savedDocs{}
-	x := &bot.Experts{Answers: store, Channels: ch, Once: bot.NewMemoryDeduper(100), Documents: docs}
-	a, err := New(Config{BotToken: fake.BotToken, SigningSecret: fake.SigningSecret, APIURL: fake.APIURL(), Log: log,
-		Sleep: e.clock.Sleep, Now: e.clock.Now, Experts: x}, e.d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Init(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	e.a, e.h = a, a.Handler()
-	t.Cleanup(func() {
-		if err := e.settle(); err != nil {
-			t.Error(err)
-		}
+	e, _ := sqliteEnv(t, asker, func(cfg *Config, store *sqlite.Feedback) {
+		cfg.Experts = &bot.Experts{Answers: store, Channels: ch, Once: bot.NewMemoryDeduper(100), Documents: docs}
 	})
 	return e, docs
 }
@@ -136,6 +101,13 @@ func (e *env) told(user string) []slacktest.Ephemeral {
 
 var slackMentionRE = regexp.MustCompile(`<[@!][^>]*>`)
 
+// mentionsIn are the mentions Slack reads in text, sorted, each once.
+func mentionsIn(text string) []string {
+	got := slackMentionRE.FindAllString(text, -1)
+	slices.Sort(got)
+	return slices.Compact(got)
+}
+
 // Ask an expert, pressed twice by two people, asks exactly the channel's
 // experts once, in the answer's thread, with the question, what was
 // searched and why the answer was not good enough; the asker or an
@@ -153,9 +125,7 @@ func TestAskExpertAndSave(t *testing.T) {
 		t.Fatalf("%d escalations, want 1", len(esc))
 	}
 	c := esc[0].Content()
-	got := slackMentionRE.FindAllString(c, -1)
-	slices.Sort(got)
-	if want := []string{"<!subteam^S0TEAM>", "<@U0ASK>", "<@U0EXP>"}; !slices.Equal(slices.Compact(got), want) {
+	if got, want := mentionsIn(c), []string{"<!subteam^S0TEAM>", "<@U0ASK>", "<@U0EXP>"}; !slices.Equal(got, want) {
 		t.Errorf("mentions %q, want the experts and the asker %q:\n%s", got, want, c)
 	}
 	for _, w := range []string{"What is the wifi password?", bot.EscalationSearchedLabel, "Company documents, for “", bot.EscalationWhyLabel, "No answer found"} {
@@ -246,9 +216,7 @@ func TestAskOwners(t *testing.T) {
 		t.Fatalf("%d escalations in the answer's thread, want 1", len(esc))
 	}
 	c := esc[0].Content()
-	got := slackMentionRE.FindAllString(c, -1)
-	slices.Sort(got)
-	if want := []string{"<@U0ASK>", "<@U0OWN>"}; !slices.Equal(slices.Compact(got), want) {
+	if got, want := mentionsIn(c), []string{"<@U0ASK>", "<@U0OWN>"}; !slices.Equal(got, want) {
 		t.Errorf("mentions %q, want the owner and the asker %q:\n%s", got, want, c)
 	}
 	for _, w := range []string{"dana@example.com", "not notified", bot.VotedDownLine, "Low confidence"} {

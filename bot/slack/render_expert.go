@@ -91,16 +91,10 @@ func EscalationMessage(esc bot.Escalation) ([]slack.Block, string) {
 		section(text.Clip(lead, sectionLimit)),
 		section(text.Clip("*"+bot.EscalationQuestionLabel+"*\n> "+escape(esc.Question), sectionLimit)),
 	}
-	for _, part := range []struct {
-		label string
-		lines []string
-	}{{bot.EscalationSearchedLabel, esc.Searched}, {bot.EscalationWhyLabel, esc.Why}} {
-		if len(part.lines) == 0 {
-			continue
-		}
+	for _, part := range esc.Parts() {
 		var b strings.Builder
-		b.WriteString("*" + part.label + "*")
-		for _, l := range part.lines {
+		b.WriteString("*" + part.Label + "*")
+		for _, l := range part.Lines {
 			b.WriteString("\n• " + escape(l))
 		}
 		blocks = append(blocks, section(text.Clip(b.String(), sectionLimit)))

@@ -27,6 +27,19 @@ import (
 // adapter's Conversations when set.
 func threadEnv(t *testing.T, mode string, convs Conversations) (*env, *sqlite.Feedback) {
 	t.Helper()
+	return sqliteEnv(t, nil, func(cfg *Config, store *sqlite.Feedback) {
+		cfg.ThreadReplies, cfg.Conversations = mode, convs
+		if convs == nil {
+			cfg.Conversations = store
+		}
+	})
+}
+
+// sqliteEnv is newEnv with the answers kept in a SQLite feedback store:
+// asker answers (nil: the offline agent), and configure sets what the
+// adapter needs of the store.
+func sqliteEnv(t *testing.T, asker bot.Asker, configure func(*Config, *sqlite.Feedback)) (*env, *sqlite.Feedback) {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	fake := slacktest.NewServer()
 	t.Cleanup(fake.Close)
@@ -36,19 +49,21 @@ func threadEnv(t *testing.T, mode string, convs Conversations) (*env, *sqlite.Fe
 	}
 	t.Cleanup(func() { db.Close() })
 	store := sqlite.NewFeedback(db)
-	if convs == nil {
-		convs = store
-	}
 	e := &env{t: t, fake: fake, kb: &retriever{}, votes: &votes{m: map[string]int{}}, clock: newClock()}
-	ag, err := agent.New(agent.Config{Offline: offline.New(nil), Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: e.kb}})
-	if err != nil {
-		t.Fatal(err)
+	if asker == nil {
+		ag, err := agent.New(agent.Config{Offline: offline.New(nil), Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: e.kb}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		asker = ag
 	}
-	d := bot.NewDispatcher(bot.Config{Agent: ag, Interval: 10 * time.Millisecond, Feedback: store, Log: log})
+	d := bot.NewDispatcher(bot.Config{Agent: asker, Interval: 10 * time.Millisecond, Feedback: store, Log: log})
 	d.Start(context.Background())
 	e.d = &counting{Dispatcher: d}
-	a, err := New(Config{BotToken: fake.BotToken, SigningSecret: fake.SigningSecret, APIURL: fake.APIURL(), Log: log,
-		Sleep: e.clock.Sleep, Now: e.clock.Now, ThreadReplies: mode, Conversations: convs}, e.d)
+	cfg := Config{BotToken: fake.BotToken, SigningSecret: fake.SigningSecret, APIURL: fake.APIURL(), Log: log,
+		Sleep: e.clock.Sleep, Now: e.clock.Now}
+	configure(&cfg, store)
+	a, err := New(cfg, e.d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,27 +42,9 @@ func savedReplyAnswers(t *testing.T, extra map[string]string) {
 
 	ev := fake.Keep(fake.Mention("C1", "U0ASK", q))
 	fake.PostEvent(h, "", ev, nil)
-	var answer slacktest.Message
-	slacktest.Wait(t, 30*time.Second, "the first answer", func() bool {
-		for _, m := range fake.Messages("C1", ev.TS) {
-			if m.ActionValues()[slack.ActionAskExpert] != "" {
-				answer = m
-				return true
-			}
-		}
-		return false
-	})
+	answer := withButton(t, fake, ev.TS, slack.ActionAskExpert)
 	fake.PostInteraction(h, fake.BlockAction("U0ASK", answer, slack.ActionAskExpert, answer.ActionValues()[slack.ActionAskExpert]))
-	var esc slacktest.Message
-	slacktest.Wait(t, 30*time.Second, "the escalation", func() bool {
-		for _, m := range fake.Messages("C1", ev.TS) {
-			if m.ActionValues()[slack.ActionSaveAnswer] != "" {
-				esc = m
-				return true
-			}
-		}
-		return false
-	})
+	esc := withButton(t, fake, ev.TS, slack.ActionSaveAnswer)
 	if c := esc.Content(); !strings.Contains(c, q) || !strings.Contains(c, "no experts are set") {
 		t.Errorf("escalation:\n%s", c)
 	}
@@ -103,4 +85,21 @@ func savedReplyAnswers(t *testing.T, extra map[string]string) {
 	if !found {
 		t.Errorf("eval export lacks the saved answer's case:\n%s", b)
 	}
+}
+
+// withButton waits for the bot's message in C1's thread with the button
+// action, and returns it.
+func withButton(t *testing.T, fake *slacktest.Server, thread, action string) slacktest.Message {
+	t.Helper()
+	var found slacktest.Message
+	slacktest.Wait(t, 30*time.Second, "a message with "+action, func() bool {
+		for _, m := range fake.Messages("C1", thread) {
+			if m.ActionValues()[action] != "" {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	return found
 }
