@@ -305,6 +305,10 @@ type State struct {
 type Scope struct {
 	Workspace string `json:"workspace,omitempty"`
 	Channel   string `json:"channel,omitempty"`
+	// Prefer is a channel whose history comes first among what is about
+	// as relevant: the one the asker is looking at (Slack's AI-app view),
+	// which the question is likely about.
+	Prefer string `json:"prefer,omitempty"`
 }
 
 // Usage counts model traffic for one run.

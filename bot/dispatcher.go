@@ -372,7 +372,7 @@ func (d *Dispatcher) answer(ctx context.Context, j job) (done bool) {
 	q := agent.Question{
 		ThreadID: j.in.ThreadKey(),
 		Text:     j.in.Text,
-		Scope:    agent.Scope{Workspace: j.in.Workspace, Channel: cmp.Or(j.in.Viewing, j.in.Channel)},
+		Scope:    agent.Scope{Workspace: j.in.Workspace, Channel: cmp.Or(j.in.Viewing, j.in.Channel), Prefer: j.in.Viewing},
 		MaxIdle:  j.in.MaxIdle,
 		Asked:    j.in.Sent,
 		Hold:     j.claim.hold,
@@ -473,8 +473,10 @@ func (d *Dispatcher) answer(ctx context.Context, j job) (done bool) {
 		return false
 	}
 	if v.Final != nil && d.cfg.Feedback != nil {
+		kept := res
+		kept.Trace = nil // what Present reads is kept, not each step of the run
 		a := feedback.Answer{ID: v.AnswerID, Thread: j.in.ThreadKey(), User: j.in.User, Question: j.in.Text,
-			Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: time.Now(), Detail: Shown(v.Final, res)}
+			Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: time.Now(), Result: &kept}
 		if err := d.cfg.Feedback.SaveAnswer(fctx, a); err != nil {
 			log.Error("could not save the answer for feedback", "err", err)
 		}

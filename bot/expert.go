@@ -28,11 +28,16 @@ type ChannelSettings interface {
 	Settings(ctx context.Context, channel string) (channels.Settings, error)
 }
 
-// AnswerBook keeps the answers the bot gave and the replies saved as
-// answers; the feedback stores implement it (feedback.Store).
+// AnswerBook keeps the answers the bot gave, each with the run it was
+// presented from and whether its experts were asked, and the replies
+// saved as answers; the feedback stores implement it (feedback.Store).
+// Because the store marks an answer escalated in one conditional update,
+// as it marks one shared (ClaimShare), a press is handled once after a
+// restart and on any replica.
 type AnswerBook interface {
 	Answer(ctx context.Context, id string) (feedback.Answer, error)
 	SaveAnswer(ctx context.Context, a feedback.Answer) error
+	Escalate(ctx context.Context, id string, escalated bool) (bool, error)
 }
 
 // DocumentSaver stores a document in the knowledge base, embedded and
@@ -47,11 +52,6 @@ type Experts struct {
 	// Channels gives each channel's experts; nil: none is set anywhere,
 	// and the owners of the cited documents are asked.
 	Channels ChannelSettings
-	// Once remembers the presses handled, so that an answer is escalated
-	// and a reply saved once however often, and on whichever replica,
-	// the button is pressed. The PostgreSQL store's events do it across
-	// replicas.
-	Once Deduper
 	// Documents stores the saved replies; nil: Save as answer is off.
 	Documents DocumentSaver
 	// Now is the clock of saved replies; nil: time.Now.
@@ -84,6 +84,17 @@ type Escalation struct {
 	Question    string
 	Searched    []string // what was searched, a line each
 	Why         []string // why the answer was not good enough, a line each
+	answers     AnswerBook
+}
+
+// Release lets the answer's experts be asked again, after a post that
+// failed before any of it showed, so that the presser can try again.
+func (esc Escalation) Release(ctx context.Context) error {
+	if esc.answers == nil {
+		return nil
+	}
+	_, err := esc.answers.Escalate(context.WithoutCancel(ctx), esc.AnswerID, false)
+	return err
 }
 
 // EscalateRequest is a press of Ask an expert.
@@ -98,22 +109,25 @@ type EscalateRequest struct {
 	Mentionable func(string) bool
 }
 
-// Escalate decides what Ask an expert posts for req: ErrEscalated when
-// the answer's experts were asked already, an error wrapping
-// feedback.ErrUnknownAnswer for an answer not kept.
+// Escalate decides what Ask an expert posts for req, and marks the
+// answer escalated in the store: ErrEscalated when its experts were asked
+// already, an error wrapping feedback.ErrUnknownAnswer for an answer not
+// kept. What it says of the answer (its badge, the claims not found, the
+// searches) is read from the run kept with it, in the presenter's words.
+// The adapter that cannot post it calls Release.
 func (e *Experts) Escalate(ctx context.Context, req EscalateRequest) (Escalation, error) {
-	a, err := e.Answers.Answer(ctx, req.AnswerID)
+	a, experts, err := e.answer(ctx, req.AnswerID, req.Channel)
 	if err != nil {
 		return Escalation{}, err
 	}
-	experts, err := e.experts(ctx, req.Channel)
-	if err != nil {
-		return Escalation{}, err
+	switch first, err := e.Answers.Escalate(ctx, a.ID, true); {
+	case err != nil:
+		return Escalation{}, fmt.Errorf("bot: mark the answer escalated: %w", err)
+	case !first:
+		return Escalation{}, ErrEscalated
 	}
-	if err := e.first(ctx, "escalate:"+req.AnswerID, ErrEscalated); err != nil {
-		return Escalation{}, err
-	}
-	esc := Escalation{AnswerID: a.ID, Thread: a.Thread, Asker: a.User, Question: oneLine(a.Question), Mention: experts}
+	esc := Escalation{AnswerID: a.ID, Thread: a.Thread, Asker: a.User, Question: oneLine(a.Question), Mention: experts,
+		answers: e.Answers}
 	if len(experts) == 0 {
 		esc.Owners = true
 		for _, o := range owners(a.Sources) {
@@ -124,34 +138,26 @@ func (e *Experts) Escalate(ctx context.Context, req EscalateRequest) (Escalation
 			}
 		}
 	}
-	for _, at := range a.Detail.Attempts {
-		esc.Searched = append(esc.Searched, oneLine(searched(at)))
+	if a.Result != nil {
+		for _, at := range a.Result.Attempts {
+			esc.Searched = append(esc.Searched, oneLine(searched(at)))
+		}
 	}
 	if len(esc.Searched) == 0 && a.Route != "" {
 		esc.Searched = append(esc.Searched, capitalize(Place(a.Route)))
 	}
-	if b := oneLine(a.Detail.Badge); b != "" {
-		esc.Why = append(esc.Why, b)
-	}
-	for _, c := range a.Detail.Unverified {
-		esc.Why = append(esc.Why, UnverifiedLabel+": “"+oneLine(c)+"”")
+	if v, ok := Finished(a); ok {
+		if b := oneLine(v.Final.Badge.String()); b != "" {
+			esc.Why = append(esc.Why, b)
+		}
+		for _, c := range v.Final.Unverified {
+			esc.Why = append(esc.Why, UnverifiedLabel+": “"+oneLine(c)+"”")
+		}
 	}
 	if req.Voted {
 		esc.Why = append(esc.Why, VotedDownLine)
 	}
 	return esc, nil
-}
-
-// first returns seen when key was handled before (Once), and remembers it.
-func (e *Experts) first(ctx context.Context, key string, seen error) error {
-	first, err := e.Once.FirstSeen(ctx, key)
-	switch {
-	case err != nil:
-		return err
-	case !first:
-		return seen
-	}
-	return nil
 }
 
 // Parts are the escalation's parts under its question, each with its
@@ -171,6 +177,17 @@ func (esc Escalation) Parts() []EscalationPart {
 type EscalationPart struct {
 	Label string
 	Lines []string
+}
+
+// answer is the saved answer id and the experts of channel, where it
+// was pressed on.
+func (e *Experts) answer(ctx context.Context, id, channel string) (feedback.Answer, []string, error) {
+	a, err := e.Answers.Answer(ctx, id)
+	if err != nil {
+		return a, nil, err
+	}
+	experts, err := e.experts(ctx, channel)
+	return a, experts, err
 }
 
 // experts are the channel's experts, none without Channels.
@@ -241,11 +258,7 @@ func (e *Experts) Save(ctx context.Context, req SaveRequest) (Saved, error) {
 	if strings.TrimSpace(r.Text) == "" || r.ID == "" {
 		return Saved{}, ErrNoReply
 	}
-	a, err := e.Answers.Answer(ctx, req.AnswerID)
-	if err != nil {
-		return Saved{}, err
-	}
-	experts, err := e.experts(ctx, req.Channel)
+	a, experts, err := e.answer(ctx, req.AnswerID, req.Channel)
 	if err != nil {
 		return Saved{}, err
 	}
@@ -253,6 +266,16 @@ func (e *Experts) Save(ctx context.Context, req SaveRequest) (Saved, error) {
 		return Saved{}, ErrNotAllowed
 	}
 	key := req.Platform + ":" + req.Channel + ":answer:" + r.ID
+	// A reply saved is an answer in the store (human:key), kept after a
+	// restart and seen by every replica. Two presses at once may both
+	// store it (idempotent: the document's key, the answer's id) and both
+	// be told so, privately and truly.
+	switch _, err := e.Answers.Answer(ctx, humanID(key)); {
+	case err == nil:
+		return Saved{}, ErrSaved
+	case !errors.Is(err, feedback.ErrUnknownAnswer):
+		return Saved{}, err
+	}
 	question := oneLine(a.Question)
 	title := text.ClipWords(question, maxSavedTitle)
 	md := map[string]string{"author": r.Author, "question": question, "answer": a.ID}
@@ -273,21 +296,18 @@ func (e *Experts) Save(ctx context.Context, req SaveRequest) (Saved, error) {
 	if e.Now != nil {
 		now = e.Now
 	}
-	human := feedback.Answer{ID: "human:" + key, Thread: a.Thread, User: r.Author, Question: a.Question,
+	human := feedback.Answer{ID: humanID(key), Thread: a.Thread, User: r.Author, Question: a.Question,
 		Answer: strings.TrimSpace(r.Text), Route: agent.RouteVector, At: now(),
 		Sources: []agent.Source{{N: 1, Title: title, Location: r.Link, URL: r.Link, Route: agent.RouteVector}},
-		Detail:  feedback.Detail{Human: &feedback.Human{Link: r.Link, Title: title, SavedBy: req.User, Document: key}}}
+		Human:   &feedback.Human{Link: r.Link, Title: title, SavedBy: req.User, Document: key}}
 	if err := e.Answers.SaveAnswer(ctx, human); err != nil {
-		return Saved{}, err
-	}
-	// Storing is idempotent (the document's key, the answer's id), so a
-	// press that failed may be tried again; only the confirmation must
-	// be said once.
-	if err := e.first(ctx, "saved:"+key, ErrSaved); err != nil {
 		return Saved{}, err
 	}
 	return Saved{Author: r.Author, Question: question, Link: r.Link}, nil
 }
+
+// humanID is the answer id of the reply saved as the document key.
+func humanID(key string) string { return "human:" + key }
 
 // maxSavedTitle bounds the title of a saved reply, its question.
 const maxSavedTitle = 120
@@ -308,13 +328,4 @@ func Refused(err error) (string, bool) {
 		return AnswerGoneLabel, true
 	}
 	return "", false
-}
-
-// Shown is what people were shown of an answer besides its text, kept
-// with it for a later Ask an expert.
-func Shown(f *Final, r agent.Result) feedback.Detail {
-	if f == nil {
-		return feedback.Detail{}
-	}
-	return feedback.Detail{Level: string(f.Badge.Level), Badge: f.Badge.String(), Unverified: f.Unverified, Attempts: r.Attempts}
 }

@@ -3,11 +3,9 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,35 +13,8 @@ import (
 	"github.com/switchboard/switchboard/channels"
 	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/kb"
+	"github.com/switchboard/switchboard/sqlite/sqlitetest"
 )
-
-// answerBook is an AnswerBook in memory.
-type answerBook struct {
-	mu      sync.Mutex
-	answers map[string]feedback.Answer
-}
-
-func (b *answerBook) Answer(_ context.Context, id string) (feedback.Answer, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	a, ok := b.answers[id]
-	if !ok {
-		return a, fmt.Errorf("answer %q: %w", id, feedback.ErrUnknownAnswer)
-	}
-	return a, nil
-}
-
-func (b *answerBook) SaveAnswer(_ context.Context, a feedback.Answer) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.answers == nil {
-		b.answers = map[string]feedback.Answer{}
-	}
-	if _, ok := b.answers[a.ID]; !ok {
-		b.answers[a.ID] = a
-	}
-	return nil
-}
 
 // channelExperts is a ChannelSettings in memory: experts by channel.
 type channelExperts map[string][]string
@@ -61,14 +32,19 @@ func (d *docSaver) SaveDocument(_ context.Context, doc kb.Document) error {
 
 var slackUser = regexp.MustCompile(`^[UW][A-Z0-9]+$`).MatchString
 
+// lowAnswer is a low answer kept with its run, as the dispatcher keeps
+// it: Escalate reads the badge, the claims not found and the searches
+// from the run.
 func lowAnswer() feedback.Answer {
-	return feedback.Answer{ID: "a1", Thread: "slack:T:C1:1.1", User: "U1", Question: "Where do I park\nmy bike?", Answer: "Maybe [1].",
-		Route: agent.RouteVector, Sources: []agent.Source{
-			{N: 1, Title: "Parking", Owners: []string{"U0FAC", "facilities@example.com"}},
-			{N: 2, Title: "Bikes", Owners: []string{"@acme/bikes", "U0FAC"}}},
-		Detail: feedback.Detail{Level: "low", Badge: "🔴 Low confidence — some of it couldn't be checked against the sources",
-			Unverified: []string{"Racks are <!channel> free."},
-			Attempts:   []agent.Attempt{{Route: agent.RouteVector, Query: "bike parking", Found: 4, Relevant: 1}}}}
+	sources := []agent.Source{
+		{N: 1, Title: "Parking", Route: agent.RouteVector, Owners: []string{"U0FAC", "facilities@example.com"}},
+		{N: 2, Title: "Bikes", Route: agent.RouteVector, Owners: []string{"@acme/bikes", "U0FAC"}}}
+	q, answer := "Where do I park\nmy bike?", "Maybe [1]. Racks are <!channel> free [2]."
+	res := agent.Result{Question: q, Route: agent.RouteVector, Answer: answer, Sources: sources, Confidence: agent.ConfidenceLow,
+		Unsupported: []string{"Racks are <!channel> free."},
+		Attempts:    []agent.Attempt{{Route: agent.RouteVector, Query: "bike parking", Found: 4, Relevant: 1}}}
+	return feedback.Answer{ID: "a1", Thread: "slack:T:C1:1.1", User: "U1", Question: q, Answer: answer,
+		Route: agent.RouteVector, Sources: sources, Result: &res}
 }
 
 // Ask an expert asks the channel's experts once, however often it is
@@ -76,9 +52,11 @@ func lowAnswer() feedback.Answer {
 // a chat account mentioned and the others named.
 func TestEscalate(t *testing.T) {
 	ctx := context.Background()
-	book := &answerBook{}
-	_ = book.SaveAnswer(ctx, lowAnswer())
-	e := &Experts{Answers: book, Channels: channelExperts{"C1": {"U0EXP", "S0TEAM"}}, Once: NewMemoryDeduper(10)}
+	book := sqlitetest.Feedback(t)
+	if err := book.SaveAnswer(ctx, lowAnswer()); err != nil {
+		t.Fatal(err)
+	}
+	e := &Experts{Answers: book, Channels: channelExperts{"C1": {"U0EXP", "S0TEAM"}}}
 	req := EscalateRequest{AnswerID: "a1", Channel: "C1", User: "U2", Mentionable: slackUser}
 	esc, err := e.Escalate(ctx, req)
 	if err != nil {
@@ -101,8 +79,12 @@ func TestEscalate(t *testing.T) {
 		t.Errorf("Refused = %q, %v", msg, ok)
 	}
 
-	// No experts: the owners.
-	e = &Experts{Answers: book, Once: NewMemoryDeduper(10)}
+	// A post that failed lets the experts be asked again (here: with no
+	// experts set, the owners).
+	if err := esc.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e = &Experts{Answers: book}
 	esc, err = e.Escalate(ctx, EscalateRequest{AnswerID: "a1", Channel: "C1", User: "U1", Voted: true, Mentionable: slackUser})
 	if err != nil || !esc.Owners || !slices.Equal(esc.Mention, []string{"U0FAC"}) ||
 		!slices.Equal(esc.Unreachable, []string{"facilities@example.com", "@acme/bikes"}) || esc.Why[len(esc.Why)-1] != VotedDownLine {
@@ -118,10 +100,12 @@ func TestEscalate(t *testing.T) {
 // expert may, and the second press hears it is saved.
 func TestSaveAnswer(t *testing.T) {
 	ctx := context.Background()
-	book, docs := &answerBook{}, &docSaver{}
-	_ = book.SaveAnswer(ctx, lowAnswer())
+	book, docs := sqlitetest.Feedback(t), &docSaver{}
+	if err := book.SaveAnswer(ctx, lowAnswer()); err != nil {
+		t.Fatal(err)
+	}
 	now := time.Date(2025, 5, 1, 9, 0, 0, 0, time.UTC)
-	e := &Experts{Answers: book, Channels: channelExperts{"C1": {"U0EXP"}}, Once: NewMemoryDeduper(10), Documents: docs,
+	e := &Experts{Answers: book, Channels: channelExperts{"C1": {"U0EXP"}}, Documents: docs,
 		Now: func() time.Time { return now }}
 	req := SaveRequest{AnswerID: "a1", Platform: "slack", Workspace: "T", Channel: "C1", Private: true, User: "U7",
 		Reply: Reply{ID: "2.2", Author: "U0EXP", Text: "Racks are behind building B.", Link: "https://x.slack.com/archives/C1/p22", At: now}}
@@ -144,7 +128,7 @@ func TestSaveAnswer(t *testing.T) {
 		t.Errorf("document %+v", d)
 	}
 	h, err := book.Answer(ctx, "human:slack:C1:answer:2.2")
-	if err != nil || h.Detail.Human == nil || h.User != "U0EXP" || h.Detail.Human.SavedBy != "U1" || h.Answer != "Racks are behind building B." {
+	if err != nil || h.Human == nil || h.User != "U0EXP" || h.Human.SavedBy != "U1" || h.Answer != "Racks are behind building B." {
 		t.Errorf("human answer %+v, %v", h, err)
 	}
 	req.Reply.Text = " "

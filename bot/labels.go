@@ -59,7 +59,8 @@ const (
 	ShareEmoji, ShareLabel = "📣", "Share in channel"
 	SharedLabel            = "Shared in channel"
 	AlreadySharedLabel     = "This answer is already in the channel."
-	// ShareFailedLabel answers a press whose post Slack did not take.
+	// ShareFailedLabel answers a press whose post the platform (or the
+	// store) did not take.
 	ShareFailedLabel = "Sorry, I couldn't share the answer. Please try again."
 	// ShareGoneLabel answers a press on an answer no longer kept to share.
 	ShareGoneLabel = "I no longer have this answer to share; please ask again."

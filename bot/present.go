@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/internal/cite"
 	"github.com/switchboard/switchboard/internal/links"
 	"github.com/switchboard/switchboard/internal/markdown"
@@ -470,4 +471,16 @@ func plain(md cite.Text) string {
 	s = plainHead.ReplaceAllString(s, "")
 	s = plainItem.ReplaceAllString(s, "• ")
 	return text.OneLine(plainMarks.Replace(s))
+}
+
+// Finished is the final view of a saved answer, as its question was
+// answered: presented again from the run kept with it, in the same words
+// (a private answer shared later, after a restart too). ok is false for
+// an answer saved without its run.
+func Finished(a feedback.Answer) (v View, ok bool) {
+	if a.Result == nil {
+		return View{}, false
+	}
+	f := Present(a.Question, *a.Result)
+	return View{AnswerID: a.ID, Question: a.Question, Done: true, Final: &f}, true
 }

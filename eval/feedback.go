@@ -123,7 +123,7 @@ func later(a, b time.Time) time.Time {
 func FromHumanAnswers(answers []feedback.Answer) (cases []Case, notes []string) {
 	latest := map[string]int{}
 	for _, a := range answers {
-		h := a.Detail.Human
+		h := a.Human
 		if h == nil || strings.TrimSpace(a.Question) == "" || strings.TrimSpace(a.Answer) == "" {
 			continue
 		}

@@ -16,7 +16,7 @@ func TestFromHumanAnswers(t *testing.T) {
 	at := time.Date(2025, 5, 1, 9, 0, 0, 0, time.UTC)
 	human := func(q, reply, title string, at time.Time) feedback.Answer {
 		return feedback.Answer{ID: "human:" + reply, Question: q, Answer: reply, User: "U2", At: at,
-			Detail: feedback.Detail{Human: &feedback.Human{Title: title, SavedBy: "U1", Link: "https://x.slack.com/p1"}}}
+			Human: &feedback.Human{Title: title, SavedBy: "U1", Link: "https://x.slack.com/p1"}}
 	}
 	cases, notes := FromHumanAnswers([]feedback.Answer{
 		human("What is the guest wifi password?", "It is on the card at reception.", "What is the guest wifi password?", at),

@@ -24,30 +24,17 @@ type Answer struct {
 	Route    agent.Route
 	Sources  []agent.Source
 	At       time.Time
-	// Detail is what was shown with the answer besides its text, kept
-	// for a press of Ask an expert that may come later, on any replica.
-	Detail Detail
+	// Result is the finished run as the presenter reads it, without its
+	// trace: an answer shared later (Slack's /ask), after a restart too,
+	// is shown in the same words. Nil when it was not kept.
+	Result *agent.Result
+	// Human is set on a person's reply saved as the answer (Save as
+	// answer, issue 26): the Answer's Answer is the reply's text, its User
+	// the reply's author. Nil on the bot's answers.
+	Human *Human
 }
 
-// Detail is what people were shown of an answer besides its text: why
-// it was not good enough, and what was searched (issue 26). A person's
-// reply saved as the answer (Save as answer) is an Answer too, with
-// Human set.
-type Detail struct {
-	// Level and Badge are the confidence badge's level ("low", "none",
-	// as bot.Level) and words.
-	Level string `json:"level,omitempty"`
-	Badge string `json:"badge,omitempty"`
-	// Unverified are the claims the check could not find in the sources.
-	Unverified []string `json:"unverified,omitempty"`
-	// Attempts are the searches the run made.
-	Attempts []agent.Attempt `json:"attempts,omitempty"`
-	// Human is set on a person's reply saved as the answer.
-	Human *Human `json:"human,omitempty"`
-}
-
-// Human is a person's reply in a thread saved as the answer to its
-// question: the Answer's Answer is the reply's text, its User the author.
+// Human is where a person's reply saved as the answer came from.
 type Human struct {
 	Link     string `json:"link"`     // the reply's permalink, its source
 	Title    string `json:"title"`    // the title of the document it was saved as
@@ -84,13 +71,29 @@ type Store interface {
 	// workspace's, "slack:T123:"), most liked first, each once: the
 	// questions offered to people as examples of what the bot answers
 	// well.
-	Liked(ctx context.Context, prefix string, n int) ([]string, error)
-	// Answer returns the saved answer id, with its Detail; one never
-	// saved is ErrUnknownAnswer.
+	Liked(ctx context.Context, prefix string, n int) ([]Liked, error)
+	// Answer returns the saved answer id, or ErrUnknownAnswer.
 	Answer(ctx context.Context, id string) (Answer, error)
-	// HumanAnswers returns the answers people gave that were saved as the
-	// answer (Detail.Human set), oldest first.
+	// Share marks the saved answer id shared in its channel (shared), or
+	// no longer (a post that failed), and reports whether that changed
+	// anything: of two presses of a share button, only one shares.
+	Share(ctx context.Context, id string, shared bool) (bool, error)
+	// Escalate marks the saved answer id as one its experts were asked
+	// about (Ask an expert), or no longer (a post that failed), and
+	// reports whether that changed anything, as Share does: of two
+	// presses, on any replicas, only one asks.
+	Escalate(ctx context.Context, id string, escalated bool) (bool, error)
+	// HumanAnswers returns the people's replies saved as answers (Human
+	// set), oldest first.
 	HumanAnswers(ctx context.Context) ([]Answer, error)
+}
+
+// Liked is a question people voted up, with the thread of one time it
+// was asked (the one voted on last): whoever offers it to others checks that the
+// place it was asked in is theirs to see.
+type Liked struct {
+	Question string
+	Thread   string
 }
 
 // ErrUnknownAnswer is returned by SaveVote and Answer for an answer never

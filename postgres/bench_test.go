@@ -392,7 +392,7 @@ func explainHybrid(b *testing.B, db *DB, q benchQuery) string {
 			return err
 		}
 		return explain(ctx, tx, &plan, `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) `+hybridSQL, pgvector.NewVector(q.vec),
-			queryWords(q.text), q.scope.Workspace, q.scope.Channel, retrieval.MinPool, retrieval.DefaultLimit)
+			queryWords(q.text), q.scope.Workspace, q.scope.Channel, retrieval.MinPool, retrieval.DefaultLimit, "")
 	})
 	if err != nil {
 		b.Fatal(err)

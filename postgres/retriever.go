@@ -58,7 +58,8 @@ const commonFraction = "0.1"
 
 // hybridSQL ranks by vector ($1, NULL for none) and by text ($2, words
 // separated by spaces, NULL for none), $5 candidates each, and returns the
-// $6 best chunks by RRF, best first; ties go to the older chunk, so that
+// $6 best chunks by RRF, best first, those of channel $7 (if not empty)
+// raised by retrieval.PreferBonus; ties go to the older chunk, so that
 // rankings are deterministic.
 //
 // The vector candidates are MATERIALIZED, as pgvector advises for
@@ -89,13 +90,13 @@ const commonFraction = "0.1"
 // index holds (ARRAY[workspace] && ..., migration 007), so that those of
 // other workspaces are not fetched only to be filtered out.
 var hybridSQL = `WITH vec AS MATERIALIZED (
-	SELECT id, embedding <=> $1::vector AS dist
+	SELECT id, channel, embedding <=> $1::vector AS dist
 	FROM chunks
 	WHERE $1::vector IS NOT NULL AND ` + scopeSQL + `
 	ORDER BY embedding <=> $1::vector
 	LIMIT $5
 ), vec_ranked AS (
-	SELECT id, row_number() OVER (ORDER BY dist, id) AS rank
+	SELECT id, channel, row_number() OVER (ORDER BY dist, id) AS rank
 	FROM vec WHERE dist < 1
 ), words AS (
 	SELECT t.lexeme, t.lexeme IN (
@@ -110,16 +111,17 @@ var hybridSQL = `WITH vec AS MATERIALIZED (
 	FROM words
 	WHERE NOT common OR NOT EXISTS (SELECT 1 FROM words WHERE NOT common)
 ), txt AS MATERIALIZED (
-	SELECT id, row_number() OVER (ORDER BY ts_rank(tsv, (SELECT q FROM query)) DESC, id) AS rank
+	SELECT id, channel, row_number() OVER (ORDER BY ts_rank(tsv, (SELECT q FROM query)) DESC, id) AS rank
 	FROM chunks
 	WHERE $2::text IS NOT NULL AND tsv @@ (SELECT q FROM query) AND ARRAY[workspace] && ARRAY[$3::text, '']
 		AND ` + scopeSQL + `
 	ORDER BY rank
 	LIMIT $5
 ), fused AS (
-	SELECT id, sum(1.0 / (` + strconv.Itoa(retrieval.RRFK) + ` + rank))::float8 AS score -- RRFK: the RRF paper's k
-	FROM (SELECT id, rank FROM vec_ranked UNION ALL SELECT id, rank FROM txt) r
-	GROUP BY id
+	SELECT id, (sum(1.0 / (` + strconv.Itoa(retrieval.RRFK) + ` + rank)) -- RRFK: the RRF paper's k
+		+ CASE WHEN $7 <> '' AND channel = $7 THEN ` + strconv.FormatFloat(retrieval.PreferBonus, 'g', -1, 64) + ` ELSE 0 END)::float8 AS score
+	FROM (SELECT id, channel, rank FROM vec_ranked UNION ALL SELECT id, channel, rank FROM txt) r
+	GROUP BY id, channel
 	ORDER BY score DESC, id
 	LIMIT $6
 )
@@ -180,7 +182,7 @@ func (r *Retriever) search(ctx context.Context, vec, text any, sc agent.Scope, p
 	var b pgx.Batch
 	b.Queue(`BEGIN READ ONLY`)
 	b.Queue(searchSettings, strconv.Itoa(ef))
-	b.Queue(hybridSQL, vec, text, sc.Workspace, sc.Channel, pool, limit).Query(func(rows pgx.Rows) error {
+	b.Queue(hybridSQL, vec, text, sc.Workspace, sc.Channel, pool, limit, sc.Prefer).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			d, err := scanDocument(rows)
 			if err != nil {

@@ -99,7 +99,7 @@ func TestVectorSearchIsNotStarvedByScope(t *testing.T) {
 	// The query plan scans the HNSW index; otherwise this test proves nothing.
 	var plan strings.Builder
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		return explain(ctx, tx, &plan, `EXPLAIN `+hybridSQL, pgvector.NewVector(q), nil, scope.Workspace, scope.Channel, pool, limit)
+		return explain(ctx, tx, &plan, `EXPLAIN `+hybridSQL, pgvector.NewVector(q), nil, scope.Workspace, scope.Channel, pool, limit, "")
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +258,7 @@ func TestTextSearchIndexHoldsTheWorkspace(t *testing.T) {
 	}
 	var plan strings.Builder
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		return explain(ctx, tx, &plan, `EXPLAIN `+hybridSQL, nil, "password manager", "T1", "", retrieval.MinPool, retrieval.DefaultLimit)
+		return explain(ctx, tx, &plan, `EXPLAIN `+hybridSQL, nil, "password manager", "T1", "", retrieval.MinPool, retrieval.DefaultLimit, "")
 	})
 	if err != nil {
 		t.Fatal(err)

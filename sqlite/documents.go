@@ -267,7 +267,7 @@ func (s *DocumentStore) Titles(ctx context.Context, workspace string, n int) ([]
 	rows, err := s.db.db.QueryContext(ctx, `SELECT title FROM documents
 		WHERE workspace IN (?, '') AND private = 0 AND title <> ''
 		GROUP BY title ORDER BY max(updated) DESC, title LIMIT ?`, workspace, max(n, 0))
-	titles, err := scanStrings(rows, err)
+	titles, err := column[string](rows, err)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: titles: %w", err)
 	}

@@ -28,13 +28,17 @@ func (f *Feedback) SaveAnswer(ctx context.Context, a feedback.Answer) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: save answer: %w", err)
 	}
-	detail, err := json.Marshal(a.Detail)
+	result, err := jsonOrEmpty(a.Result)
 	if err != nil {
 		return fmt.Errorf("sqlite: save answer: %w", err)
 	}
-	_, err = f.db.db.ExecContext(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created, detail)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		a.ID, a.Thread, a.User, a.Question, a.Answer, string(a.Route), string(sources), a.At.UnixMilli(), string(detail))
+	human, err := jsonOrEmpty(a.Human)
+	if err != nil {
+		return fmt.Errorf("sqlite: save answer: %w", err)
+	}
+	_, err = f.db.db.ExecContext(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created, result, human)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		a.ID, a.Thread, a.User, a.Question, a.Answer, string(a.Route), string(sources), a.At.UnixMilli(), result, human)
 	if err != nil {
 		return fmt.Errorf("sqlite: save answer %q: %w", a.ID, err)
 	}
@@ -55,35 +59,129 @@ func (f *Feedback) Answered(ctx context.Context, thread, user string) (bool, err
 
 // Liked returns up to n questions voted up in threads under prefix,
 // most liked first. A question asked again counts once, with the votes
-// of every time it was answered.
-func (f *Feedback) Liked(ctx context.Context, prefix string, n int) ([]string, error) {
-	rows, err := f.db.db.QueryContext(ctx, `SELECT a.question FROM votes v JOIN answers a ON a.id = v.answer_id
+// of every time it was answered, and the thread voted on last.
+func (f *Feedback) Liked(ctx context.Context, prefix string, n int) ([]feedback.Liked, error) {
+	// SQLite takes the bare a.thread from the row of max(v.created).
+	rows, err := f.db.db.QueryContext(ctx, `SELECT a.question, a.thread, max(v.created) FROM votes v JOIN answers a ON a.id = v.answer_id
 		WHERE substr(a.thread, 1, length(?1)) = ?1 AND a.question <> ''
 		GROUP BY a.question HAVING sum(v.vote) > 0
 		ORDER BY sum(v.vote) DESC, max(v.created) DESC, a.question LIMIT ?2`, prefix, max(n, 0))
-	out, err := scanStrings(rows, err)
 	if err != nil {
+		return nil, fmt.Errorf("sqlite: liked questions: %w", err)
+	}
+	defer rows.Close()
+	var out []feedback.Liked
+	for rows.Next() {
+		var l feedback.Liked
+		var at int64
+		if err := rows.Scan(&l.Question, &l.Thread, &at); err != nil {
+			return nil, fmt.Errorf("sqlite: liked questions: %w", err)
+		}
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: liked questions: %w", err)
 	}
 	return out, nil
 }
 
-// scanStrings reads rows of one text column, closing them; err is the
-// query's.
-func scanStrings(rows *sql.Rows, err error) ([]string, error) {
+// answerColumns are the columns scanAnswer reads, in its order.
+const answerColumns = `id, thread, user_id, question, answer, route, sources, created, result, human`
+
+// scanAnswer reads a row of answerColumns.
+func scanAnswer(scan func(...any) error) (feedback.Answer, error) {
+	var a feedback.Answer
+	var route, sources, result, human string
+	var created int64
+	if err := scan(&a.ID, &a.Thread, &a.User, &a.Question, &a.Answer, &route, &sources, &created, &result, &human); err != nil {
+		return a, err
+	}
+	a.Route, a.At = agent.Route(route), time.UnixMilli(created)
+	if err := json.Unmarshal([]byte(sources), &a.Sources); err != nil {
+		return a, fmt.Errorf("answer %q sources: %w", a.ID, err)
+	}
+	if result != "" {
+		if err := json.Unmarshal([]byte(result), &a.Result); err != nil {
+			return a, fmt.Errorf("answer %q result: %w", a.ID, err)
+		}
+	}
+	if human != "" {
+		if err := json.Unmarshal([]byte(human), &a.Human); err != nil {
+			return a, fmt.Errorf("answer %q human: %w", a.ID, err)
+		}
+	}
+	return a, nil
+}
+
+// jsonOrEmpty is v as JSON, "" for nil (a column's "not kept").
+func jsonOrEmpty[T any](v *T) (string, error) {
+	if v == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// Answer returns the saved answer id.
+func (f *Feedback) Answer(ctx context.Context, id string) (feedback.Answer, error) {
+	a, err := scanAnswer(f.db.db.QueryRowContext(ctx, `SELECT `+answerColumns+` FROM answers WHERE id = ?`, id).Scan)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = feedback.ErrUnknownAnswer
+	}
 	if err != nil {
-		return nil, err
+		return feedback.Answer{}, fmt.Errorf("sqlite: answer %q: %w", id, err)
+	}
+	return a, nil
+}
+
+// HumanAnswers returns the people's replies saved as answers, oldest first.
+func (f *Feedback) HumanAnswers(ctx context.Context) ([]feedback.Answer, error) {
+	rows, err := f.db.db.QueryContext(ctx, `SELECT `+answerColumns+` FROM answers WHERE human <> '' ORDER BY created, id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: human answers: %w", err)
 	}
 	defer rows.Close()
-	var out []string
+	var out []feedback.Answer
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
+		a, err := scanAnswer(rows.Scan)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: human answers: %w", err)
 		}
-		out = append(out, s)
+		out = append(out, a)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: human answers: %w", err)
+	}
+	return out, nil
+}
+
+// Share marks the answer id shared, or no longer, reporting whether that
+// changed anything.
+func (f *Feedback) Share(ctx context.Context, id string, shared bool) (bool, error) {
+	return f.mark(ctx, "shared", id, shared)
+}
+
+// Escalate marks the answer id escalated, or no longer, reporting whether
+// that changed anything.
+func (f *Feedback) Escalate(ctx context.Context, id string, escalated bool) (bool, error) {
+	return f.mark(ctx, "escalated", id, escalated)
+}
+
+// mark sets the answer's time column (shared, escalated) to now if it is
+// not set (on), or clears it if it is: one statement, so that of two
+// replicas only one changes it.
+func (f *Feedback) mark(ctx context.Context, column, id string, on bool) (bool, error) {
+	q := `UPDATE answers SET ` + column + ` = ? WHERE id = ? AND ` + column + ` IS NULL`
+	var at any = f.db.now().UnixMilli()
+	if !on {
+		q, at = `UPDATE answers SET `+column+` = ? WHERE id = ? AND `+column+` IS NOT NULL`, nil
+	}
+	res, err := f.db.db.ExecContext(ctx, q, at, id)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: mark answer %q %s: %w", id, column, err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // SaveVote stores voter's vote on an answer, replacing an earlier one.
@@ -134,56 +232,4 @@ func nonNil(s []agent.Source) []agent.Source {
 		return []agent.Source{}
 	}
 	return s
-}
-
-// answerColumns are the columns scanAnswer reads, in its order.
-const answerColumns = `id, thread, user_id, question, answer, route, sources, created, detail`
-
-// scanAnswer reads a row of answerColumns.
-func scanAnswer(scan func(...any) error) (feedback.Answer, error) {
-	var a feedback.Answer
-	var route, sources, detail string
-	var created int64
-	if err := scan(&a.ID, &a.Thread, &a.User, &a.Question, &a.Answer, &route, &sources, &created, &detail); err != nil {
-		return a, err
-	}
-	a.Route, a.At = agent.Route(route), time.UnixMilli(created)
-	if err := json.Unmarshal([]byte(sources), &a.Sources); err != nil {
-		return a, fmt.Errorf("answer %q sources: %w", a.ID, err)
-	}
-	if err := json.Unmarshal([]byte(detail), &a.Detail); err != nil {
-		return a, fmt.Errorf("answer %q detail: %w", a.ID, err)
-	}
-	return a, nil
-}
-
-// Answer returns the saved answer id.
-func (f *Feedback) Answer(ctx context.Context, id string) (feedback.Answer, error) {
-	a, err := scanAnswer(f.db.db.QueryRowContext(ctx, `SELECT `+answerColumns+` FROM answers WHERE id = ?`, id).Scan)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return a, fmt.Errorf("sqlite: answer %q: %w", id, feedback.ErrUnknownAnswer)
-	case err != nil:
-		return a, fmt.Errorf("sqlite: answer %q: %w", id, err)
-	}
-	return a, nil
-}
-
-// HumanAnswers returns the people's replies saved as answers, oldest first.
-func (f *Feedback) HumanAnswers(ctx context.Context) ([]feedback.Answer, error) {
-	rows, err := f.db.db.QueryContext(ctx, `SELECT `+answerColumns+` FROM answers
-		WHERE json_type(detail, '$.human') = 'object' ORDER BY created, id`)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: human answers: %w", err)
-	}
-	defer rows.Close()
-	var out []feedback.Answer
-	for rows.Next() {
-		a, err := scanAnswer(rows.Scan)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: human answers: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
 }

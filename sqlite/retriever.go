@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/switchboard/switchboard/agent"
@@ -101,7 +102,11 @@ func (r *Retriever) Retrieve(ctx context.Context, req agent.Request) ([]agent.Do
 		}
 	}
 
-	docs, err := r.load(ctx, fuse(limit, text, vec))
+	preferred, err := r.preferred(ctx, req.Scope.Prefer, text, vec)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: retrieve %.80q: %w", query, err)
+	}
+	docs, err := r.load(ctx, fuse(limit, preferred, text, vec))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: retrieve %.80q: %w", query, err)
 	}
@@ -157,23 +162,28 @@ func (r *Retriever) searchText(ctx context.Context, query string, sc agent.Scope
 		return nil, fmt.Errorf("full-text search: %w", err)
 	}
 	args := append(scopeArgs(sc), sql.Named("q", match), sql.Named("n", n))
-	rows, err := st.QueryContext(ctx, args...)
+	ids, err := column[int64](st.QueryContext(ctx, args...))
 	if err != nil {
 		return nil, fmt.Errorf("full-text search: %w", err)
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("full-text search: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
-	}
 	return ids, nil
+}
+
+// column reads rows of one column, closing them; err is the query's.
+func column[T any](rows *sql.Rows, err error) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // minCommonCheck is the store size, in chunks, from which searchText drops
@@ -331,15 +341,45 @@ func (h *topK) Pop() any {
 	return x
 }
 
+// preferred returns which of the chunks ranked are of channel (none for
+// ""): the one the asker looks at.
+func (r *Retriever) preferred(ctx context.Context, channel string, rankings ...[]int64) (map[int64]bool, error) {
+	if channel == "" {
+		return nil, nil
+	}
+	ids, err := json.Marshal(slices.Concat(rankings...))
+	if err != nil {
+		return nil, err
+	}
+	st, err := r.db.prepared(ctx, `SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id
+		WHERE d.channel = ? AND c.id IN (SELECT value FROM json_each(?))`)
+	if err != nil {
+		return nil, fmt.Errorf("preferred channel: %w", err)
+	}
+	found, err := column[int64](st.QueryContext(ctx, channel, string(ids)))
+	if err != nil {
+		return nil, fmt.Errorf("preferred channel: %w", err)
+	}
+	in := make(map[int64]bool, len(found))
+	for _, id := range found {
+		in[id] = true
+	}
+	return in, nil
+}
+
 // fuse combines rankings with Reciprocal Rank Fusion: a chunk scores
-// Σ 1/(k + rank) over the rankings it appears in. RRF needs no score
+// Σ 1/(k + rank) over the rankings it appears in, and
+// retrieval.PreferBonus more when preferred. RRF needs no score
 // calibration between bm25 and cosine, which live on unrelated scales.
-func fuse(limit int, rankings ...[]int64) []hit {
+func fuse(limit int, preferred map[int64]bool, rankings ...[]int64) []hit {
 	scores := map[int64]float64{}
 	for _, ids := range rankings {
 		for i, id := range ids {
 			scores[id] += 1 / float64(retrieval.RRFK+i+1)
 		}
+	}
+	for id := range preferred {
+		scores[id] += retrieval.PreferBonus
 	}
 	hits := make([]hit, 0, len(scores))
 	for id, s := range scores {

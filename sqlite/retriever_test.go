@@ -30,7 +30,7 @@ func TestMatchExpr(t *testing.T) {
 }
 
 func TestFuseFavoursAgreement(t *testing.T) {
-	got := fuse(3, []int64{1, 2, 3}, []int64{3, 4, 5})
+	got := fuse(3, nil, []int64{1, 2, 3}, []int64{3, 4, 5})
 	if got[0].id != 3 {
 		t.Errorf("fuse first = %d, want 3 (in both rankings)", got[0].id)
 	}

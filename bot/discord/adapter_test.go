@@ -21,6 +21,8 @@ import (
 	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/llm/offline"
 	"github.com/switchboard/switchboard/questions"
+	"github.com/switchboard/switchboard/sqlite"
+	"github.com/switchboard/switchboard/sqlite/sqlitetest"
 )
 
 // These tests run the whole path: the fake Discord delivers a question,
@@ -115,17 +117,6 @@ func (f *memFeedback) SaveVote(_ context.Context, answerID, user string, vote in
 	return nil
 }
 
-// Answer implements bot.AnswerBook.
-func (f *memFeedback) Answer(_ context.Context, id string) (feedback.Answer, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	a, ok := f.answers[id]
-	if !ok {
-		return a, feedback.ErrUnknownAnswer
-	}
-	return a, nil
-}
-
 func (f *memFeedback) list() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -174,9 +165,12 @@ type options struct {
 	fake      *discordtest.Server
 	// liked suggests questions for /ask's autocomplete.
 	liked discord.LikedQuestions
-	// experts handles Ask an expert and Save as answer, given the
-	// harness's feedback store.
-	experts func(fb *memFeedback) discord.Experts
+	// answers, when set, keeps the answers (instead of memFeedback) and
+	// gives those a Share button posts.
+	answers *sqlite.Feedback
+	// experts handles Ask an expert and Save as answer, given answers
+	// (set, with experts, by start).
+	experts func(answers *sqlite.Feedback) discord.Experts
 }
 
 // harness is one adapter wired to a fake Discord.
@@ -190,7 +184,8 @@ type harness struct {
 	abandon context.CancelFunc
 	ret     *retriever
 	fb      *memFeedback
-	url     string // http mode: the adapter's endpoint
+	store   *sqlite.Feedback // the answers kept, when options.answers or experts
+	url     string           // http mode: the adapter's endpoint
 	cfg     discord.Config
 }
 
@@ -213,9 +208,16 @@ func start(t *testing.T, mode string, opt options) *harness {
 	if opt.asker != nil {
 		asker = opt.asker(ag)
 	}
+	if opt.experts != nil && opt.answers == nil {
+		opt.answers = sqlitetest.Feedback(t)
+	}
 	fb := &memFeedback{answers: map[string]feedback.Answer{}}
+	var kept bot.FeedbackStore = fb
+	if opt.answers != nil {
+		kept = opt.answers
+	}
 	d := bot.NewDispatcher(bot.Config{Agent: asker, Workers: opt.workers, Queue: opt.queue,
-		Interval: 10 * time.Millisecond, Feedback: fb, Log: log, Questions: opt.questions, Shared: opt.questions != nil, Poll: 5 * time.Millisecond})
+		Interval: 10 * time.Millisecond, Feedback: kept, Log: log, Questions: opt.questions, Shared: opt.questions != nil, Poll: 5 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	d.Start(ctx)
 	t.Cleanup(func() {
@@ -226,14 +228,17 @@ func start(t *testing.T, mode string, opt options) *harness {
 		}
 		cancel()
 	})
-	h := &harness{t: t, mode: mode, fake: fake, disp: &counting{Dispatcher: d}, ret: ret, fb: fb, abandon: cancel}
+	h := &harness{t: t, mode: mode, fake: fake, disp: &counting{Dispatcher: d}, ret: ret, fb: fb, store: opt.answers, abandon: cancel}
 	cfg := discord.Config{Mode: mode, BotToken: fake.Token, AppID: fake.AppID, GuildID: opt.guild, APIURL: fake.APIURL, Log: log,
 		Liked: opt.liked}
 	if opt.experts != nil {
-		cfg.Experts = opt.experts(fb)
+		cfg.Experts = opt.experts(opt.answers)
 	}
 	if mode == discord.ModeHTTP {
 		cfg.PublicKey = fake.PublicKey()
+	}
+	if opt.answers != nil { // not a nil *sqlite.Feedback in the interface
+		cfg.Answers = opt.answers
 	}
 	h.cfg = cfg
 	h.ad, err = discord.New(cfg, h.disp)

@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"github.com/switchboard/switchboard/feedback"
 	"strings"
 	"time"
 
@@ -11,14 +12,13 @@ import (
 )
 
 // LikedQuestions is where /ask's autocomplete finds questions answered
-// well before: the feedback stores, which keep the answers and their
-// votes.
+// well before: the feedback stores (feedback.Store's Liked), which keep
+// the answers and their votes.
 type LikedQuestions interface {
 	// Liked returns up to n questions whose answers people found
 	// helpful, best first, of the conversations whose thread key
-	// (bot.Incoming.ThreadKey) starts with prefix: "discord:GUILD:" is
-	// one server's.
-	Liked(ctx context.Context, prefix string, n int) ([]string, error)
+	// (bot.Incoming.ThreadKey) starts with prefix.
+	Liked(ctx context.Context, prefix string, n int) ([]feedback.Liked, error)
 }
 
 // Discord's limits on autocomplete: 25 choices, each name and string
@@ -37,22 +37,29 @@ const (
 )
 
 // autocomplete answers Discord's request for suggestions as /ask's
-// question is typed: questions answered well before in the server, those
-// starting with what is typed first, then those holding it. A DM has no
-// server, so no suggestions: another person's questions are not shown
-// there. A failure to find them shows none; the asker types on.
+// question is typed: questions answered well before in the channel, those
+// starting with what is typed first, then those holding it. Only the
+// channel's, and not those asked privately, so that no one is shown a
+// question asked where they cannot read. A DM has no server, so no
+// suggestions. A failure to find them shows none; the asker types on.
 func (a *Adapter) autocomplete(ctx context.Context, ia *discordgo.Interaction, respond responder) {
 	choices := []*discordgo.ApplicationCommandOptionChoice{}
 	o := askOptionData(ia, optionName)
 	if o != nil && o.Focused && a.cfg.Liked != nil && ia.GuildID != "" {
 		typed, _ := o.Value.(string)
 		lctx, cancel := context.WithTimeout(ctx, likedTimeout)
-		liked, err := a.cfg.Liked.Liked(lctx, "discord:"+ia.GuildID+":", likedPool)
+		liked, err := a.cfg.Liked.Liked(lctx, platform+":"+ia.GuildID+":"+ia.ChannelID+":", likedPool)
 		cancel()
 		if err != nil {
 			a.log.Warn("could not find questions to suggest", "guild", ia.GuildID, "err", err)
 		}
-		for _, q := range suggest(liked, typed) {
+		var questions []string
+		for _, l := range liked {
+			if !strings.HasSuffix(l.Thread, privateConversation) {
+				questions = append(questions, l.Question)
+			}
+		}
+		for _, q := range suggest(questions, typed) {
 			choices = append(choices, &discordgo.ApplicationCommandOptionChoice{Name: q, Value: q})
 		}
 	}

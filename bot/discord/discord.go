@@ -46,6 +46,9 @@ const (
 	ModeHTTP    = "http"
 )
 
+// platform names Discord in questions and their thread keys.
+const platform = "discord"
+
 // DefaultAPIURL is Discord's REST API, version 10.
 const DefaultAPIURL = "https://discord.com/api/v10/"
 
@@ -68,11 +71,10 @@ type Config struct {
 	// gateway mode, keeps ingested channels up to date from
 	// MESSAGE_CREATE, MESSAGE_UPDATE and MESSAGE_DELETE (ingest.go).
 	Ingest bot.ChannelIngester
-	// Shares remembers which private answers were shared in their
-	// channel, so that a Share pressed twice (or on two replicas) posts
-	// once; nil: this process's memory. PostgreSQL's chat deliveries
-	// (postgres.Events) keep it across replicas and restarts.
-	Shares bot.Deduper
+	// Answers keeps the answers the bot gave (the feedback store), from
+	// which a private answer's Share button posts it, once (share.go);
+	// nil: no answer is shared.
+	Answers bot.SharedAnswers
 	// Experts handles Ask an expert and Save as answer (experts.go); nil:
 	// a 👎 is only thanked, and those buttons say they are not set up.
 	Experts Experts
@@ -99,10 +101,6 @@ type Adapter struct {
 	log *slog.Logger
 	s   *discordgo.Session
 	pub ed25519.PublicKey // http mode only
-
-	// shelf keeps the private answers recently given here, for their
-	// Share button (share.go).
-	shelf *shelf
 
 	mu   sync.Mutex
 	self string          // the bot's user id, once known
@@ -181,10 +179,7 @@ func New(cfg Config, d Dispatcher) (*Adapter, error) {
 	s.Identify.Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages | discordgo.IntentsMessageContent |
 		discordgo.IntentsDirectMessages
 
-	if cfg.Shares == nil {
-		cfg.Shares = bot.NewMemoryDeduper(maxShelf * 10)
-	}
-	a := &Adapter{cfg: cfg, d: d, log: cfg.Log, s: s, pub: pub, shelf: newShelf(maxShelf)}
+	a := &Adapter{cfg: cfg, d: d, log: cfg.Log, s: s, pub: pub}
 	if cfg.Mode == ModeGateway {
 		s.AddHandler(guarded(a, "ready", a.onReady))
 		s.AddHandler(guarded(a, "interaction", a.onInteraction))

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/switchboard/switchboard/feedback"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -170,7 +171,7 @@ func FuzzParseInteraction(f *testing.F) {
 	}))
 	f.Cleanup(refuse.Close)
 	a, err := New(Config{Mode: ModeHTTP, AppID: "1", PublicKey: strings.Repeat("ab", 32), APIURL: refuse.URL + "/api/v10/",
-		Liked: likedFunc(func(string) []string { return []string{"data?", strings.Repeat("d", 200)} })}, nopDispatcher{})
+		Liked: fuzzLiked{}}, nopDispatcher{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -196,12 +197,11 @@ func FuzzParseInteraction(f *testing.F) {
 	})
 }
 
-// likedFunc is a LikedQuestions of one function.
-type likedFunc func(prefix string) []string
+// fuzzLiked offers two questions, one too long to be a choice.
+type fuzzLiked struct{}
 
-func (f likedFunc) Liked(_ context.Context, prefix string, n int) ([]string, error) {
-	qs := f(prefix)
-	return qs[:min(n, len(qs))], nil
+func (fuzzLiked) Liked(_ context.Context, prefix string, _ int) ([]feedback.Liked, error) {
+	return []feedback.Liked{{Question: "data?", Thread: prefix + "5"}, {Question: strings.Repeat("d", 200), Thread: prefix + "5"}}, nil
 }
 
 // A handler that panics on an odd gateway event must not end the process:

@@ -142,6 +142,9 @@ func (a *Adapter) askExpert(ctx context.Context, ia *discordgo.Interaction, resp
 	if err := respond(&discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource,
 		Data: &discordgo.InteractionResponseData{Content: m.Content, Embeds: m.Embeds, Components: m.Components, AllowedMentions: allowed}}); err != nil {
 		a.log.Error("could not ask the experts", "answer", answerID, "err", err)
+		if err := esc.Release(ctx); err != nil {
+			a.log.Error("could not let the experts be asked again", "answer", answerID, "err", err)
+		}
 		return
 	}
 	a.log.Info("experts asked", "answer", answerID, "channel", ia.ChannelID, "mentioned", len(esc.Mention))

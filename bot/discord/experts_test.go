@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard/switchboard/bot/discord/discordtest"
 	"github.com/switchboard/switchboard/channels"
 	"github.com/switchboard/switchboard/kb"
+	"github.com/switchboard/switchboard/sqlite"
 )
 
 // Discord ids of the people in these tests.
@@ -83,15 +84,15 @@ func TestAskExpertDiscord(t *testing.T) {
 		docs := &docStore{docs: map[string]kb.Document{}}
 		h := start(t, mode, options{guild: guild,
 			asker: func(bot.Asker) bot.Asker { return fixed{lowAnswer} },
-			experts: func(fb *memFeedback) discord.Experts {
-				return &bot.Experts{Answers: fb, Channels: channelExperts{"C1": {expertID, "&" + roleID}},
-					Once: bot.NewMemoryDeduper(100), Documents: docs}
+			experts: func(answers *sqlite.Feedback) discord.Experts {
+				return &bot.Experts{Answers: answers, Channels: channelExperts{"C1": {expertID, "&" + roleID}}, Documents: docs}
 			}})
 		h.fake.AddChannel(guild, "C1", "help", false)
 		h.fake.AddChannel(guild, "C2", "general", false)
 
 		h.ask("C1", askerID, "Where do bikes go?")
 		answer := h.answers("C1", 1)[0]
+		h.kept(h.store, answer)
 		ask := buttonWith(answer, "expert:")
 		if ask == "" {
 			t.Fatalf("a low answer without Ask an expert: %+v", answer.Buttons())
@@ -130,6 +131,7 @@ func TestAskExpertDiscord(t *testing.T) {
 		// No experts in C2: the owners.
 		h.ask("C2", askerID, "Where do bikes go?")
 		answer = h.answers("C2", 1)[0]
+		h.kept(h.store, answer)
 		p := h.fake.Press(answer, askerID, buttonWith(answer, "expert:"))
 		h.deliver(p)
 		esc = h.pressed(p)
@@ -171,11 +173,12 @@ func buttonWith(m discordtest.Message, prefix string) string {
 func TestVotedDownOffersExpert(t *testing.T) {
 	t.Parallel()
 	h := start(t, discord.ModeHTTP, options{guild: guild, asker: func(bot.Asker) bot.Asker { return fixed{lowAnswer} },
-		experts: func(fb *memFeedback) discord.Experts {
-			return &bot.Experts{Answers: fb, Once: bot.NewMemoryDeduper(10)}
+		experts: func(answers *sqlite.Feedback) discord.Experts {
+			return &bot.Experts{Answers: answers}
 		}})
 	h.ask("C1", askerID, "Where do bikes go?")
 	answer := h.answers("C1", 1)[0]
+	h.kept(h.store, answer)
 	p := h.fake.Press(answer, askerID, buttonWith(answer, "vote:down:"))
 	h.deliver(p)
 	thanks := h.pressed(p)

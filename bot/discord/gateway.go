@@ -80,7 +80,7 @@ func (a *Adapter) onMessage(_ *discordgo.Session, mc *discordgo.MessageCreate) {
 		return
 	}
 	a.submit(ctx, converse(bot.Incoming{
-		Platform:  "discord",
+		Platform:  platform,
 		Workspace: m.GuildID,
 		Channel:   m.ChannelID,
 		Thread:    m.ChannelID,

@@ -64,7 +64,7 @@ func (a *Adapter) ingest(ctx context.Context, ia *discordgo.Interaction, respond
 	}
 	st := &ingestStatus{a: a, channel: ia.ChannelID}
 	err := a.cfg.Ingest.IngestChannel(a.baseContext(), bot.IngestRequest{
-		Platform: "discord", Workspace: ia.GuildID, Channel: ia.ChannelID, User: user, Since: since,
+		Platform: platform, Workspace: ia.GuildID, Channel: ia.ChannelID, User: user, Since: since,
 	}, st)
 	var reply *discordgo.InteractionResponse
 	switch {
@@ -139,7 +139,7 @@ func (a *Adapter) messageChanged(guild, channel, id string, author *discordgo.Us
 	}
 	ctx, cancel := context.WithTimeout(a.baseContext(), liveTimeout)
 	defer cancel()
-	c := bot.ChannelChange{Platform: "discord", Workspace: guild, Channel: channel, Message: id,
+	c := bot.ChannelChange{Platform: platform, Workspace: guild, Channel: channel, Message: id,
 		Time: snowflakeTime(id), Deleted: deleted}
 	if err := a.cfg.Ingest.ChannelChanged(ctx, c); err != nil {
 		a.log.Warn("could not apply a message change to the knowledge base", "channel", channel, "message", id, "err", err)

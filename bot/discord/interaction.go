@@ -189,7 +189,7 @@ func (a *Adapter) ask(ctx context.Context, ia *discordgo.Interaction, respond re
 		// Sharing in a DM with the bot would show the answer to no one new.
 		private: priv, share: priv && ia.Context != discordgo.InteractionContextBotDM}
 	in := bot.Incoming{
-		Platform:  "discord",
+		Platform:  platform,
 		EventID:   ia.ID,
 		Workspace: ia.GuildID,
 		Channel:   ia.ChannelID,
@@ -198,8 +198,17 @@ func (a *Adapter) ask(ctx context.Context, ia *discordgo.Interaction, respond re
 		User:      user,
 		Text:      text,
 	}
-	a.submit(ctx, converse(in), r)
+	in = converse(in)
+	if priv {
+		in.Conversation += privateConversation
+	}
+	a.submit(ctx, in, r)
 }
+
+// privateConversation ends the conversation of questions asked privately
+// (/ask private:true): they continue one another and not the asker's
+// questions in the open, and are never suggested to others.
+const privateConversation = ":private"
 
 // sent is when the message or interaction id was made: Discord's ids
 // are snowflakes that carry it, in milliseconds since 2015. Zero for an

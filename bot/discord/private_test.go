@@ -3,6 +3,7 @@ package discord_test
 import (
 	"context"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -10,13 +11,17 @@ import (
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/discord"
 	"github.com/switchboard/switchboard/bot/discord/discordtest"
+	"github.com/switchboard/switchboard/feedback"
+	"github.com/switchboard/switchboard/sqlite"
+	"github.com/switchboard/switchboard/sqlite/sqlitetest"
 )
 
 const retentionQ = "What is our data retention policy?"
 
-// privateAnswer asks privately in C1 and waits for the asker's answer:
-// the ephemeral original response once it has its buttons.
-func (h *harness) privateAnswer(user string) (*discordtest.Interaction, discordtest.Message) {
+// privateAnswer asks privately in C1 and waits for the asker's answer,
+// the ephemeral original response once it has its buttons, and for the
+// store to keep it (the dispatcher saves it once shown).
+func (h *harness) privateAnswer(user string, store *sqlite.Feedback) (*discordtest.Interaction, discordtest.Message) {
 	h.t.Helper()
 	ia := h.fake.Ask(guild, "C1", user, retentionQ).Privately()
 	h.deliver(ia)
@@ -26,7 +31,19 @@ func (h *harness) privateAnswer(user string) (*discordtest.Interaction, discordt
 		answer = m
 		return ok && len(m.Buttons()) > 0
 	})
+	h.kept(store, answer)
 	return ia, answer
+}
+
+// kept waits for the store to keep answer (the dispatcher saves it once
+// shown), which presses on it read.
+func (h *harness) kept(store *sqlite.Feedback, answer discordtest.Message) {
+	h.t.Helper()
+	id := strings.TrimPrefix(answer.Buttons()[0].CustomID, "vote:up:")
+	h.fake.Wait(h.t, "the answer saved", func() bool {
+		_, err := store.Answer(context.Background(), id)
+		return err == nil
+	})
 }
 
 // press delivers a button press and waits for its response.
@@ -44,8 +61,9 @@ func (h *harness) press(m discordtest.Message, user, customID string) []discordt
 func TestPrivateAskSharedOnce(t *testing.T) {
 	t.Parallel()
 	modes(t, func(t *testing.T, mode string) {
-		h := start(t, mode, options{})
-		ia, answer := h.privateAnswer("U1")
+		store := sqlitetest.Feedback(t)
+		h := start(t, mode, options{answers: store})
+		ia, answer := h.privateAnswer("U1", store)
 		if cbs := h.fake.Callbacks(ia.Token); len(cbs) != 1 || cbs[0].Type != discordtest.CallbackDeferred || !cbs[0].Ephemeral() {
 			t.Errorf("callbacks %+v, want one ephemeral deferral", cbs)
 		}
@@ -69,7 +87,7 @@ func TestPrivateAskSharedOnce(t *testing.T) {
 		}
 		h.fake.Wait(t, "the shared answer", func() bool { return len(h.fake.BotMessages("C1")) > 0 })
 		// Pressed again, on the message as it was (a client that had not
-		// seen the update), and on the updated one.
+		// seen the update).
 		again := h.press(answer, "U1", buttons[2].CustomID)
 		if again[0].Type != discordtest.CallbackMessage || !again[0].Ephemeral() || again[0].Content != bot.AlreadySharedLabel {
 			t.Errorf("second share answered with %+v", again[0])
@@ -79,7 +97,7 @@ func TestPrivateAskSharedOnce(t *testing.T) {
 			t.Fatalf("%d public messages, want the one share:\n%s", len(pub), h.fake.Dump())
 		}
 		shared := pub[0]
-		for _, want := range []string{bot.Asked("<@U1>", "")[:len("<@U1> asked")], "24 months", "Data retention policy", "Medium confidence"} {
+		for _, want := range []string{bot.Asked("<@U1>", retentionQ), "24 months", "Data retention policy", "Medium confidence"} {
 			if !strings.Contains(shared.Text(), want) {
 				t.Errorf("shared answer lacks %q:\n%s", want, shared.Text())
 			}
@@ -97,35 +115,66 @@ func TestPrivateAskSharedOnce(t *testing.T) {
 	})
 }
 
-// A replica that did not give the answer (or gave it before a restart)
-// shares it from the pressed message, which Discord sends with the press;
-// the replicas' shared memory of shares keeps it to one post.
-func TestShareOnAnotherReplica(t *testing.T) {
+// The answer a Share button posts is the feedback store's: an adapter
+// started again since it was given (or another replica) shares it, in
+// the words the asker was shown, for the asker alone, and once.
+func TestShareAfterRestart(t *testing.T) {
 	t.Parallel()
-	h := start(t, discord.ModeHTTP, options{})
-	_, answer := h.privateAnswer("U1")
-	shares := bot.NewMemoryDeduper(10)
-	other := func() string {
-		cfg := h.cfg
-		cfg.Shares = shares
-		ad, err := discord.New(cfg, h.disp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewServer(ad.Handler())
-		t.Cleanup(srv.Close)
-		return srv.URL + "/discord/interactions"
+	store := sqlitetest.Feedback(t)
+	h := start(t, discord.ModeHTTP, options{answers: store})
+	_, answer := h.privateAnswer("U1", store)
+	ad, err := discord.New(h.cfg, h.disp)
+	if err != nil {
+		t.Fatal(err)
 	}
+	srv := httptest.NewServer(ad.Handler())
+	t.Cleanup(srv.Close)
+	h.url = srv.URL + "/discord/interactions"
+
 	share := answer.Buttons()[2].CustomID
-	for _, url := range []string{other(), other()} {
-		if _, err := h.fake.Deliver(url, h.fake.Press(answer, "U1", share)); err != nil {
-			t.Fatal(err)
+	for _, p := range []struct{ user, want string }{{"U2", bot.ShareGoneLabel}, {"U1", ""}, {"U1", bot.AlreadySharedLabel}} {
+		cbs := h.press(answer, p.user, share)
+		if p.want != "" && (cbs[0].Type != discordtest.CallbackMessage || !cbs[0].Ephemeral() || cbs[0].Content != p.want) {
+			t.Errorf("%s's press answered with %+v, want %q", p.user, cbs[0], p.want)
+		}
+		if p.want == "" {
+			h.fake.Wait(t, "the shared answer", func() bool { return len(h.fake.BotMessages("C1")) > 0 })
 		}
 	}
-	h.fake.Wait(t, "the shared answer", func() bool { return len(h.fake.BotMessages("C1")) > 0 })
 	pub := h.fake.BotMessages("C1")
-	if len(pub) != 1 || !strings.HasPrefix(pub[0].Content, bot.Asked("<@U1>", "")[:len("<@U1> asked")]) || !strings.Contains(pub[0].Text(), "Medium confidence") {
-		t.Fatalf("want one share from the pressed message:\n%s", h.fake.Dump())
+	if len(pub) != 1 || pub[0].Content != bot.Asked("<@U1>", retentionQ) {
+		t.Fatalf("want one share, saying U1 asked:\n%s", h.fake.Dump())
+	}
+	if got, want := pub[0].Embeds, answer.Embeds; !reflect.DeepEqual(got, want) {
+		t.Errorf("shared as\n%+v\nshown privately as\n%+v", got, want)
+	}
+}
+
+// A share whose post fails leaves the answer shareable: the asker's copy,
+// shown shared at the press, gets its Share button back, and the next
+// press shares it.
+func TestShareFailedThenRetried(t *testing.T) {
+	t.Parallel()
+	store := sqlitetest.Feedback(t)
+	h := start(t, discord.ModeHTTP, options{answers: store})
+	ia, answer := h.privateAnswer("U1", store)
+	share := answer.Buttons()[2].CustomID
+	p := h.fake.Press(answer, "U1", share)
+	h.fake.RateLimit("POST", "/webhooks/"+h.fake.AppID+"/"+p.Token, 100) // every follow-up of the press
+	h.deliver(p)
+	// Shown shared at the press, then given its button back.
+	h.fake.Wait(t, "the Share button back", func() bool {
+		m, _ := h.fake.Original(ia.Token)
+		b := m.Buttons()
+		return m.Edits >= answer.Edits+2 && len(b) == 3 && !b[2].Disabled && b[2].Label == bot.ShareLabel
+	})
+	if pub := h.fake.BotMessages("C1"); len(pub) != 0 {
+		t.Fatalf("a failed share showed in the channel:\n%s", h.fake.Dump())
+	}
+	h.press(answer, "U1", share)
+	h.fake.Wait(t, "the shared answer", func() bool { return len(h.fake.BotMessages("C1")) > 0 })
+	if pub := h.fake.BotMessages("C1"); len(pub) != 1 || !strings.Contains(pub[0].Text(), "24 months") {
+		t.Fatalf("want the answer shared on the second press:\n%s", h.fake.Dump())
 	}
 }
 
@@ -189,12 +238,21 @@ func TestAskInDM(t *testing.T) {
 	})
 }
 
-// liked is a LikedQuestions in memory, by thread-key prefix.
+// liked is a LikedQuestions in memory: the questions asked in each
+// thread, found by the thread key's prefix.
 type liked map[string][]string
 
-func (l liked) Liked(_ context.Context, prefix string, n int) ([]string, error) {
-	qs := l[prefix]
-	return qs[:min(n, len(qs))], nil
+func (l liked) Liked(_ context.Context, prefix string, n int) ([]feedback.Liked, error) {
+	var out []feedback.Liked
+	for thread, qs := range l {
+		if strings.HasPrefix(thread, prefix) {
+			for _, q := range qs {
+				out = append(out, feedback.Liked{Question: q, Thread: thread})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b feedback.Liked) int { return strings.Compare(a.Thread, b.Thread) }) // the map's order is random
+	return out[:min(n, len(out))], nil
 }
 
 // /ask's autocomplete offers the questions answered well in the server,
@@ -206,7 +264,9 @@ func TestAutocomplete(t *testing.T) {
 	for i := range 40 {
 		many = append(many, "Which data set "+strings.Repeat("x", i)+"?")
 	}
-	src := liked{"discord:" + guild + ":": many, "discord:other:": {"What is the data secret of another server?"}}
+	src := liked{"discord:" + guild + ":C1:U2": many, "discord:other:C1:U2": {"What is the data secret of another server?"},
+		"discord:" + guild + ":C2:U2":         {"What data does the other channel hold?"},
+		"discord:" + guild + ":C1:U3:private": {"What data did someone ask privately?"}}
 	modes(t, func(t *testing.T, mode string) {
 		h := start(t, mode, options{liked: src})
 		if cmds := h.fake.Commands(""); len(cmds) != 1 || !cmds[0].Options[0].Autocomplete {
@@ -239,6 +299,11 @@ func TestAutocomplete(t *testing.T) {
 		}
 		if len(got) != 25 || names[0] != "What is the data retention policy?" || slices.Contains(names, many[4]) {
 			t.Errorf("choices for %q: %q", "DATA", names)
+		}
+		for _, c := range choices(guild, "what data") {
+			if c.Name != "What is the data retention policy?" {
+				t.Errorf("offered %q: another channel's, or asked privately", c.Name)
+			}
 		}
 		if got := choices("", "data"); len(got) != 0 {
 			t.Errorf("choices in a DM: %+v, want none", got)

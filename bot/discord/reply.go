@@ -74,9 +74,6 @@ func (r *reply) render(v bot.View) []Message {
 func (r *reply) Finish(ctx context.Context, v bot.View) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.share && v.Final != nil {
-		r.a.shelf.put(v)
-	}
 	msgs := r.render(v)
 	if err := r.show(ctx, msgs[0]); err != nil {
 		return err

@@ -2,7 +2,7 @@ package discord
 
 import (
 	"context"
-	"sync"
+	"log/slog"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -10,84 +10,42 @@ import (
 	"github.com/switchboard/switchboard/bot"
 )
 
-// maxShelf bounds the private answers kept for their Share button.
-const maxShelf = 1000
-
-// shelf keeps the finished private answers given by this process, by
-// answer id, so that Share posts the whole answer however many messages
-// it took. An answer not on the shelf (given by another replica, or
-// before a restart) is shared from the message whose button was pressed,
-// which Discord sends with the press: the whole answer, unless it was
-// long enough to take several messages.
-type shelf struct {
-	mu    sync.Mutex
-	views map[string]bot.View
-	order []string
-	n     int
-}
-
-func newShelf(n int) *shelf { return &shelf{views: map[string]bot.View{}, n: n} }
-
-func (s *shelf) put(v bot.View) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.views[v.AnswerID]; !ok {
-		s.order = append(s.order, v.AnswerID)
-	}
-	s.views[v.AnswerID] = v
-	if len(s.order) > s.n {
-		delete(s.views, s.order[0])
-		s.order = s.order[1:]
-	}
-}
-
-func (s *shelf) get(id string) (bot.View, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, ok := s.views[id]
-	return v, ok
-}
-
 // shareTimeout bounds the posting of a shared answer, which follows the
 // press's response and may outlive the request that brought it.
 const shareTimeout = 30 * time.Second
 
+// claimTimeout bounds reading and marking the answer in the store: the
+// press's response is due within three seconds.
+const claimTimeout = 2 * time.Second
+
 // share posts a private answer in its channel, as the bot, saying who
-// asked: only the asker sees the answer, so the presser is the asker.
-// An answer is shared once, however often and wherever its button is
-// pressed (Config.Shares); the asker's copy then shows it as shared. The
-// post is a public follow-up of the press, which works wherever /ask
-// does: in a server's channel, a DM or, for a user-installed bot, a
-// channel the bot cannot post in with its own token.
+// asked. The answer is the feedback store's (Config.Answers), as the
+// asker was shown it, so the button works after a restart and on any
+// replica; only its asker may share it, and once, however often the
+// button is pressed. The asker's copy then shows it as shared. The post
+// is a public follow-up of the press, which works wherever /ask does: in
+// a server's channel, a DM or, for a user-installed bot, a channel the
+// bot cannot post in with its own token.
 func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond responder, answerID string) {
 	log := a.log.With("interaction", ia.ID, "answer", answerID)
 	user := userID(ia)
-	var msgs []Message
-	if v, ok := a.shelf.get(answerID); ok {
-		msgs = Shared(v, "<@"+user+">")
-	} else if ia.Message != nil && len(ia.Message.Embeds) > 0 {
-		msgs = []Message{{Content: bot.Asked("<@"+user+">", ""), Embeds: ia.Message.Embeds, Components: feedbackButtons(answerID, false)}}
-	}
 	tell := func(text string) {
 		if err := respond(ephemeral(text)); err != nil {
 			log.Warn("could not answer the share button", "err", err)
 		}
 	}
-	if msgs == nil || user == "" || ia.Token == "" {
+	if user == "" || ia.Token == "" {
 		tell(bot.ShareGoneLabel)
 		return
 	}
-	// The response is due within three seconds.
-	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	first, err := a.cfg.Shares.FirstSeen(sctx, "discord:share:"+answerID)
+	cctx, cancel := context.WithTimeout(ctx, claimTimeout)
+	claim, refused, err := bot.ClaimShare(cctx, a.cfg.Answers, platform, answerID, user)
 	cancel()
-	switch {
-	case err != nil:
-		log.Error("could not check whether the answer was shared", "err", err)
-		tell(bot.ShareFailedLabel)
-		return
-	case !first:
-		tell(bot.AlreadySharedLabel)
+	if refused != "" {
+		if err != nil {
+			log.Warn("answer not shared", "err", err)
+		}
+		tell(refused)
 		return
 	}
 	// The asker's copy shows the answer as it was, its Share button
@@ -95,12 +53,15 @@ func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond 
 	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
 	if ia.Message != nil {
 		resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponseUpdateMessage, Data: &discordgo.InteractionResponseData{
-			Content: ia.Message.Content, Embeds: ia.Message.Embeds, Components: answerButtons(answerID, sharedButton, false),
+			Content: ia.Message.Content, Embeds: ia.Message.Embeds, Components: answerButtons(answerID, sharedButton, claim.View.Final.AskExpert),
 			AllowedMentions: noMentions(),
 		}}
 	}
+	ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), shareTimeout)
+	defer cancel()
 	if err := respond(resp); err != nil {
 		log.Error("could not acknowledge the share button", "err", err)
+		a.unclaim(ctx, claim, log)
 		return
 	}
 	if ia.AppID == "" {
@@ -111,17 +72,32 @@ func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond 
 	// channel with the bot token should the press's token be gone. The
 	// response shows the asker's message already: Private must not
 	// delete it.
-	r := &reply{a: a, channel: ia.ChannelID, guild: ia.GuildID, user: user, ia: ia, acked: time.Now(), shown: true}
-	ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), shareTimeout)
-	defer cancel()
-	for _, m := range msgs {
+	r := &reply{a: a, channel: claim.Channel, guild: ia.GuildID, user: user, ia: ia, acked: time.Now(), shown: true}
+	for i, m := range Shared(claim.View, "<@"+user+">") {
 		if err := r.more(ctx, m); err != nil {
 			log.Error("could not share the answer", "err", err)
+			if i == 0 {
+				// Nothing of it shows: the asker may press again.
+				a.unclaim(ctx, claim, log)
+				if ia.Message != nil {
+					again := Message{Content: ia.Message.Content, Embeds: ia.Message.Embeds, Components: answerButtons(answerID, shareButton, claim.View.Final.AskExpert)}
+					if err := r.webhook(ctx, func() error { return a.editOriginal(ctx, ia, again) }); err != nil {
+						log.Warn("could not give the asker the Share button again", "err", err)
+					}
+				}
+			}
 			if err := r.Private(ctx, bot.ShareFailedLabel); err != nil {
 				log.Warn("could not tell the asker", "err", err)
 			}
 			return
 		}
 	}
-	log.Info("answer shared in the channel", "channel", ia.ChannelID)
+	log.Info("answer shared in the channel", "channel", claim.Channel)
+}
+
+// unclaim makes an answer whose share failed shareable again.
+func (a *Adapter) unclaim(ctx context.Context, claim bot.ShareClaim, log *slog.Logger) {
+	if err := claim.Release(ctx); err != nil {
+		log.Error("could not make the answer shareable again", "err", err)
+	}
 }

@@ -2,11 +2,13 @@ package slack
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/slack-go/slack"
 
 	"github.com/switchboard/switchboard/bot"
+	"github.com/switchboard/switchboard/feedback"
 )
 
 // This file handles the threads of Slack's AI-app view: their suggested
@@ -16,7 +18,7 @@ import (
 // LikedQuestions gives the questions people voted up, from the feedback
 // store (feedback.Store's Liked).
 type LikedQuestions interface {
-	Liked(ctx context.Context, prefix string, n int) ([]string, error)
+	Liked(ctx context.Context, prefix string, n int) ([]feedback.Liked, error)
 }
 
 // DocumentTitles gives the titles of the documents a workspace may see,
@@ -65,15 +67,17 @@ func (a *Adapter) suggest(ctx context.Context, team, channel, thread string) {
 	lctx, cancel := context.WithTimeout(ctx, answeredTimeout)
 	defer cancel()
 	var liked, titles []string
-	var err error
 	if a.cfg.Liked != nil {
-		// Questions of public channels only ("C…"): one asked in a
-		// direct message is nobody else's to see.
-		if liked, err = a.cfg.Liked.Liked(lctx, platform+":"+team+":C", maxPrompts); err != nil {
+		// More than are shown: those asked out of everyone's sight are
+		// left out.
+		l, err := a.cfg.Liked.Liked(lctx, platform+":"+team+":", 2*maxPrompts)
+		if err != nil {
 			a.log.Warn("could not read the questions voted up", "err", err)
 		}
+		liked = a.public(lctx, l, maxPrompts)
 	}
 	if len(liked) < maxPrompts && a.cfg.Titles != nil {
+		var err error
 		if titles, err = a.cfg.Titles.Titles(lctx, team, maxPrompts); err != nil {
 			a.log.Warn("could not read the documents' titles", "err", err)
 		}
@@ -86,12 +90,43 @@ func (a *Adapter) suggest(ctx context.Context, team, channel, thread string) {
 	for _, p := range prompts {
 		params.AddPrompt(p.Title, p.Message)
 	}
-	err = a.retry(ctx, "assistant.threads.setSuggestedPrompts", func() error {
+	err := a.retry(ctx, "assistant.threads.setSuggestedPrompts", func() error {
 		return a.api.SetAssistantThreadsSuggestedPromptsContext(ctx, params)
 	})
 	if err != nil {
 		a.log.Warn("could not suggest prompts", "channel", channel, "thread", thread, "err", err)
 	}
+}
+
+// public returns up to n of the questions liked that were asked in a
+// public channel, as conversations.info tells now: a suggested prompt is
+// shown to everyone in the workspace, and a question of a private
+// channel, a direct message or a private /ask is not theirs to read.
+func (a *Adapter) public(ctx context.Context, liked []feedback.Liked, n int) []string {
+	var out []string
+	seen := map[string]bool{} // channel → public, asked once per call
+	for _, l := range liked {
+		if len(out) == n {
+			break
+		}
+		channel, conv := bot.ThreadPlace(l.Thread, platform)
+		if channel == "" || strings.HasPrefix(conv, askPrefix) {
+			continue
+		}
+		public, known := seen[channel]
+		if !known {
+			info, err := a.api.GetConversationInfoContext(ctx, &slack.GetConversationInfoInput{ChannelID: channel})
+			if err != nil {
+				a.log.Debug("channel not known public; its questions are not suggested", "channel", channel, "err", err)
+			}
+			public = err == nil && !info.IsPrivate && !info.IsIM && !info.IsMpIM && !info.IsGroup
+			seen[channel] = public
+		}
+		if public {
+			out = append(out, l.Question)
+		}
+	}
+	return out
 }
 
 // inAssistantThread reports whether in is a question in a thread of a

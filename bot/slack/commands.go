@@ -20,6 +20,9 @@ import (
 // sees the progress and the answer (through the command's response_url),
 // under which a button shares the answer in the channel.
 
+// askPrefix begins the conversation of a /ask question.
+const askPrefix = "ask:"
+
 // emptyCommandHint answers a bare /ask.
 const emptyCommandHint = "Ask me a question after the command, for example: /ask what is our refund policy?"
 
@@ -91,7 +94,7 @@ func (a *Adapter) onCommand(ctx context.Context, c command) {
 		Workspace: cmp.Or(c.TeamID, a.self().TeamID),
 		Channel:   c.ChannelID,
 		// Every /ask is a conversation of its own, seen by its asker alone.
-		Conversation: "ask:" + c.TriggerID,
+		Conversation: askPrefix + c.TriggerID,
 		Sent:         a.cfg.Now(),
 		User:         c.UserID,
 		Text:         question(c.Text, a.self().UserID),
@@ -159,13 +162,10 @@ func (p *privateReplier) Update(ctx context.Context, v bot.View) error {
 	return p.respond(ctx, PrivateAnswer(v), fallback(v))
 }
 
-// Finish shows the answer with its share button, and keeps it to be
-// shared.
+// Finish shows the answer with its share button (the dispatcher saves
+// the answer it shares).
 func (p *privateReplier) Finish(ctx context.Context, v bot.View) error {
 	p.named(v)
-	if v.Final != nil {
-		p.a.shares.put(v.AnswerID, share{view: v, channel: p.channel, asker: p.user})
-	}
 	blocks, text := PrivateAnswer(v), fallback(v)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -221,97 +221,39 @@ type private struct {
 	Uses int    `json:"uses"`
 }
 
-// share is a private answer kept to be shared in its channel.
-type share struct {
-	view    bot.View
-	channel string
-	asker   string
-	shared  bool
-}
-
-// maxShares bounds the private answers kept to be shared.
-const maxShares = 1000
-
-// shares keeps the latest private answers, in this process's memory, so
-// that their asker can share them once.
-type shares struct {
-	mu    sync.Mutex
-	m     map[string]*share
-	order []string
-}
-
-func newShares() *shares { return &shares{m: map[string]*share{}} }
-
-func (s *shares) put(id string, sh share) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.m[id]; !ok {
-		s.order = append(s.order, id)
-	}
-	s.m[id] = &sh
-	for len(s.order) > maxShares {
-		delete(s.m, s.order[0])
-		s.order = s.order[1:]
-	}
-}
-
-// take marks the answer id shared by user and returns it; found is false
-// for an answer not kept (or not user's), already true when shared
-// before.
-func (s *shares) take(id, user string) (sh share, found, already bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.m[id]
-	if p == nil || p.asker != user {
-		return share{}, false, false
-	}
-	if p.shared {
-		return *p, true, true
-	}
-	p.shared = true
-	return *p, true, false
-}
-
-// unshare makes the answer id shareable again, after a failed post.
-func (s *shares) unshare(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if p := s.m[id]; p != nil {
-		p.shared = false
-	}
-}
-
 // onShare posts a private answer in its channel, once, saying who asked,
 // and replaces the share button under the private answer.
 func (a *Adapter) onShare(ctx context.Context, answerID, user, responseURL string) {
-	sh, found, already := a.shares.take(answerID, user)
 	reply := func(text string) {
 		if err := respond(ctx, a, responseURL, false, nil, escape(text)); err != nil {
 			a.log.Warn("could not answer a share", "err", err)
 		}
 	}
-	switch {
-	case !found:
-		reply(bot.ShareGoneLabel)
-		return
-	case already:
-		reply(bot.AlreadySharedLabel)
+	claim, tell, err := bot.ClaimShare(ctx, a.cfg.Answers, platform, answerID, user)
+	if tell != "" {
+		if err != nil {
+			a.log.Warn("answer not shared", "answer", answerID, "err", err)
+		}
+		reply(tell)
 		return
 	}
-	r := a.replier(sh.channel, "", user)
+	v := claim.View
+	r := a.replier(claim.Channel, "", user)
 	r.answerID = answerID
-	for i, blocks := range SharedMessages(sh.view, sh.asker) {
+	for i, blocks := range SharedMessages(v, user) {
 		var unsure bool
-		if _, err := r.post(ctx, a.policy, r.marker("s"+strconv.Itoa(i)), blocks, fallback(sh.view), &unsure); err != nil {
+		if _, err := r.post(ctx, a.policy, r.marker("s"+strconv.Itoa(i)), blocks, fallback(v), &unsure); err != nil {
 			a.log.Error("could not share an answer", "answer", answerID, "err", err)
 			if i == 0 {
-				a.shares.unshare(answerID)
+				if err := claim.Release(ctx); err != nil {
+					a.log.Error("could not make an answer shareable again", "answer", answerID, "err", err)
+				}
 			}
 			reply(bot.ShareFailedLabel)
 			return
 		}
 	}
-	if err := respond(ctx, a, responseURL, true, SharedNote(sh.view), fallback(sh.view)); err != nil {
+	if err := respond(ctx, a, responseURL, true, SharedNote(v), fallback(v)); err != nil {
 		a.log.Warn("could not mark a private answer shared", "err", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
 	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/llm/offline"
+	"github.com/switchboard/switchboard/sqlite"
 )
 
 // timeout bounds every wait; the tests assert what happens, not how fast.
@@ -155,8 +156,12 @@ type options struct {
 	redeliver time.Duration
 	// native shows answers with Slack's AI-app surface; liked and titles
 	// are what the stores give for suggested prompts.
-	native        bool
-	liked, titles []string
+	native bool
+	liked  liked
+	titles []string
+	// answers, when set, keeps the answers (instead of votes) and gives
+	// those /ask shares.
+	answers *sqlite.Feedback
 }
 
 // clock is the adapter's time in tests: a wait returns at once and moves
@@ -215,21 +220,17 @@ func newEnv(t *testing.T, o options) *env {
 		}
 		asker = ag
 	}
+	var kept bot.FeedbackStore = e.votes
+	if o.answers != nil {
+		kept = o.answers
+	}
 	d := bot.NewDispatcher(bot.Config{Agent: asker, Interval: 10 * time.Millisecond, Workers: o.workers, Queue: o.queue,
-		Feedback: e.votes, Log: log})
+		Feedback: kept, Log: log})
 	d.Start(context.Background())
 	e.d = &counting{Dispatcher: d}
 
-	a, err := New(Config{BotToken: fake.BotToken, AppToken: fake.AppToken, SigningSecret: fake.SigningSecret,
-		APIURL: fake.APIURL(), Log: log, HTTPClient: o.client, Redeliver: o.redeliver,
-		Sleep: e.clock.Sleep, Now: e.clock.Now, Native: o.native, Liked: examples(o.liked), Titles: examples(o.titles)}, e.d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Init(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	e.a, e.h = a, a.Handler()
+	e.a = e.adapter(o, log)
+	e.h = e.a.Handler()
 	t.Cleanup(func() {
 		e.release()
 		if err := e.settle(); err != nil {
@@ -239,7 +240,7 @@ func newEnv(t *testing.T, o options) *env {
 	if o.socket {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- a.RunSocketMode(ctx) }()
+		go func() { done <- e.a.RunSocketMode(ctx) }()
 		t.Cleanup(func() {
 			cancel()
 			if err := <-done; err != nil {
@@ -249,6 +250,26 @@ func newEnv(t *testing.T, o options) *env {
 		slacktest.Wait(t, timeout, "a socket mode connection", fake.Connected)
 	}
 	return e
+}
+
+// adapter returns a new adapter on e's fake and dispatcher, initialised:
+// the one newEnv serves, or one started again.
+func (e *env) adapter(o options, log *slog.Logger) *Adapter {
+	e.t.Helper()
+	cfg := Config{BotToken: e.fake.BotToken, AppToken: e.fake.AppToken, SigningSecret: e.fake.SigningSecret,
+		APIURL: e.fake.APIURL(), Log: log, HTTPClient: o.client, Redeliver: o.redeliver,
+		Sleep: e.clock.Sleep, Now: e.clock.Now, Native: o.native, Liked: o.liked, Titles: examples(o.titles)}
+	if o.answers != nil {
+		cfg.Answers = o.answers
+	}
+	a, err := New(cfg, e.d)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := a.Init(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	return a
 }
 
 // release lets gated retrievals go on.

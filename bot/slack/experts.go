@@ -33,12 +33,18 @@ func (a *Adapter) onAskExpert(ctx context.Context, p press) {
 	if thread == "" {
 		thread = threadOf(esc.Thread)
 	}
+	// A private answer (/ask's, ephemeral) is in no thread: the escalation
+	// starts one in its channel, for all there to see and answer, since
+	// its asker chose to ask (README, "Ask an expert").
 	r := a.replier(p.Channel, thread, p.User)
 	r.answerID = esc.AnswerID // marks the post, so that a retry finds it
 	blocks, text := EscalationMessage(esc)
 	var unsure bool
 	if _, err := r.post(ctx, a.policy, r.marker("x"), blocks, text, &unsure); err != nil {
 		a.log.Error("could not ask the experts", "answer", esc.AnswerID, "err", err)
+		if err := esc.Release(ctx); err != nil {
+			a.log.Error("could not let the experts be asked again", "answer", esc.AnswerID, "err", err)
+		}
 		a.pressed(ctx, p, bot.EscalateFailedLabel)
 		return
 	}
@@ -46,12 +52,14 @@ func (a *Adapter) onAskExpert(ctx context.Context, p press) {
 }
 
 // threadOf is the thread ts of a Slack conversation key
-// (bot.Incoming.ThreadKey: "slack:T:C:ts"), "" for another.
+// (bot.Incoming.ThreadKey: "slack:T:C:ts"), "" for another platform's
+// and for a private /ask's conversation, which is in no thread.
 func threadOf(key string) string {
-	if !strings.HasPrefix(key, "slack:") {
+	_, conv := bot.ThreadPlace(key, "slack")
+	if strings.HasPrefix(conv, askPrefix) {
 		return ""
 	}
-	return key[strings.LastIndexByte(key, ':')+1:]
+	return conv
 }
 
 // onSaveAnswer saves a person's reply in an escalation's thread as the
@@ -61,6 +69,9 @@ func (a *Adapter) onSaveAnswer(ctx context.Context, p press) {
 	if a.cfg.Experts == nil || p.Channel == "" {
 		a.pressed(ctx, p, bot.SaveFailedLabel)
 		return
+	}
+	if p.Thread == "" && p.Save {
+		p.Thread = p.Message // an escalation at the top of its channel is its thread's root
 	}
 	if p.Thread == "" {
 		a.pressed(ctx, p, bot.NotEscalatedLabel)

@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -54,22 +55,30 @@ func (s *savedDocs) all() []kb.Document {
 // expertEnv is Switchboard on a fake Slack with Ask an expert and Save as
 // answer: asker answers (nil: the offline agent), ch gives the experts
 // (nil: none set).
-func expertEnv(t *testing.T, asker bot.Asker, ch bot.ChannelSettings) (*env, *savedDocs) {
+func expertEnv(t *testing.T, asker bot.Asker, ch bot.ChannelSettings) (*expertsEnv, *savedDocs) {
 	t.Helper()
 	docs := &savedDocs{}
-	e, _ := sqliteEnv(t, asker, func(cfg *Config, store *sqlite.Feedback) {
-		cfg.Experts = &bot.Experts{Answers: store, Channels: ch, Once: bot.NewMemoryDeduper(100), Documents: docs}
+	e, store := sqliteEnv(t, asker, func(cfg *Config, store *sqlite.Feedback) {
+		cfg.Experts = &bot.Experts{Answers: store, Channels: ch, Documents: docs}
 	})
-	return e, docs
+	return &expertsEnv{env: e, store: store}, docs
+}
+
+// expertsEnv is an env whose answers are kept in store, where the
+// presses on them read them.
+type expertsEnv struct {
+	*env
+	store *sqlite.Feedback
 }
 
 // askKept asks text in C1 as user, the question kept in the channel's
 // history as Slack keeps it, and returns the question and its answer.
-func (e *env) askKept(user, text string) (slacktest.MessageEvent, slacktest.Message) {
+func (e *expertsEnv) askKept(user, text string) (slacktest.MessageEvent, slacktest.Message) {
 	e.t.Helper()
 	ev := e.fake.Keep(e.fake.Mention("C1", user, text))
 	e.fake.PostEvent(e.h, "", ev, nil)
 	msgs := e.final("C1", ev.TS, 1)
+	e.saved(e.store, ev) // a press reads it from there
 	e.quiet()
 	return ev, msgs[len(msgs)-1]
 }
@@ -237,5 +246,41 @@ func TestManifestShortcut(t *testing.T) {
 		if !strings.Contains(string(b), w) {
 			t.Errorf("the manifest lacks %q", w)
 		}
+	}
+}
+
+// Ask an expert under a private answer (/ask's, ephemeral) asks in the
+// channel, for all there to see: the asker chose to ask. The escalation
+// is at the top of the channel, and the reply in its thread is saved.
+func TestAskExpertFromPrivateAnswer(t *testing.T) {
+	e, docs := expertEnv(t, nil, experts{"C1": {"U0EXP"}})
+	form := e.fake.SlashCommand("C1", "U0ASK", "/ask", "What is the wifi password?")
+	if resp := e.fake.PostCommand(e.h, form); resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	var id string
+	slacktest.Wait(t, timeout, "the private answer's Ask an expert", func() bool {
+		r := e.fake.Response(form.Get("response_url"))
+		if r == nil || len(r.Versions) == 0 {
+			return false
+		}
+		id = r.Versions[len(r.Versions)-1].ActionValues()[ActionAskExpert]
+		return id != ""
+	})
+	if err := e.settle(); err != nil { // answered, and saved
+		t.Fatal(err)
+	}
+	e.fake.PostInteraction(e.h, e.fake.EphemeralAction("U0ASK", "C1", ActionAskExpert, id))
+	e.quiet()
+	top := e.fake.Messages("C1", "")
+	if len(top) != 1 || top[0].ActionValues()[ActionSaveAnswer] == "" ||
+		!slices.Equal(mentionsIn(top[0].Content()), []string{"<@U0ASK>", "<@U0EXP>"}) || !strings.Contains(top[0].Content(), "wifi password") {
+		t.Fatalf("the channel has %+v, want the escalation at its top", top)
+	}
+	esc := top[0]
+	e.fake.Say("C1", esc.TS, "U0EXP", "On the fridge.")
+	e.press("U0ASK", esc, ActionSaveAnswer)
+	if saved := docs.all(); len(saved) != 1 || !strings.Contains(saved[0].Chunks[0].Content, "On the fridge.") {
+		t.Errorf("saved %+v; told %+v", saved, e.told("U0ASK"))
 	}
 }

@@ -2,27 +2,37 @@ package slack
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
+	"github.com/switchboard/switchboard/feedback"
+	"github.com/switchboard/switchboard/sqlite/sqlitetest"
 )
 
-// examples is a store's answer to Liked or Titles: the same few strings.
+// examples is a store's answer to Titles: the same few strings.
 type examples []string
-
-func (x examples) Liked(_ context.Context, prefix string, n int) ([]string, error) {
-	if !strings.HasPrefix(prefix, "slack:TFAKE:C") {
-		return nil, nil // a direct message's questions are nobody else's
-	}
-	return x[:min(n, len(x))], nil
-}
 
 func (x examples) Titles(_ context.Context, _ string, n int) ([]string, error) {
 	return x[:min(n, len(x))], nil
+}
+
+// liked is a store's answer to Liked: the questions under the prefix.
+type liked []feedback.Liked
+
+func (x liked) Liked(_ context.Context, prefix string, n int) ([]feedback.Liked, error) {
+	var out []feedback.Liked
+	for _, l := range x {
+		if strings.HasPrefix(l.Thread, prefix) && len(out) < n {
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }
 
 // streamed waits for the streamed answer in a thread: stopped, with its
@@ -47,8 +57,19 @@ func (e *env) streamed(channel, thread string) slacktest.Message {
 // after its question, and its answer streams, ending with the sources,
 // the badge and native feedback buttons that vote.
 func TestAssistantThread(t *testing.T) {
-	e := newEnv(t, options{native: true, liked: []string{"How long do refunds take?"},
-		titles: []string{"Refund policy", "Data retention policy"}})
+	// Only a question of a public channel is everyone's to see.
+	e := newEnv(t, options{native: true, liked: liked{
+		{Question: "What did the board decide?", Thread: "slack:TFAKE:G2:1.000001"}, // a private channel
+		{Question: "Am I getting fired?", Thread: "slack:TFAKE:D1:1.000002"},        // a direct message
+		{Question: "Who earns the most?", Thread: "slack:TFAKE:C1:ask:trigger"},     // a private /ask
+		{Question: "Is the merger on?", Thread: "slack:TFAKE:C9:1.000003"},          // a channel Slack does not know
+		{Question: "Why was Ann let go?", Thread: "slack:TFAKE:C3:1.000003"},        // a private channel with a C id
+		{Question: "How long do refunds take?", Thread: "slack:TFAKE:C1:1.000004"},  // a public channel
+		{Question: "Another workspace's?", Thread: "slack:TOTHER:C1:1.000005"},
+	}, titles: []string{"Refund policy", "Data retention policy"}})
+	e.fake.AddChannel("C1", "support", false)
+	e.fake.AddChannel("G2", "board", true)
+	e.fake.AddChannel("C3", "hr", true)
 	started := e.fake.AssistantThreadStarted("D1", "U1", "C7")
 	if resp := e.fake.PostEvent(e.h, "", started, nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
@@ -88,8 +109,8 @@ func TestAssistantThread(t *testing.T) {
 		t.Errorf("statuses %q lack the search", th.Statuses)
 	}
 	// The question was about the channel the asker looked at.
-	if sc := e.kb.scopeSeen(); sc.Channel != "C7" || sc.Workspace != e.fake.TeamID {
-		t.Errorf("scope %+v, want the channel looked at", sc)
+	if sc := e.kb.scopeSeen(); sc != (agent.Scope{Workspace: e.fake.TeamID, Channel: "C7", Prefer: "C7"}) {
+		t.Errorf("scope %+v, want the channel looked at, preferred", sc)
 	}
 
 	press, ok := e.fake.FeedbackAction("U1", m, true)
@@ -153,9 +174,11 @@ func TestStreamRefused(t *testing.T) {
 }
 
 // /ask answers its asker alone, with the progress, and shares the answer
-// in the channel once, however often the button is pressed.
+// in the channel once, however often the button is pressed, by an app
+// started again since: the answer is the store's.
 func TestAskPrivately(t *testing.T) {
-	e := newEnv(t, options{native: true})
+	o := options{native: true, answers: sqlitetest.Feedback(t)}
+	e := newEnv(t, o)
 	form := e.fake.SlashCommand("C1", "U1", "/ask", "What is our refund policy?")
 	if resp := e.fake.PostCommand(e.h, form); resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
@@ -182,37 +205,50 @@ func TestAskPrivately(t *testing.T) {
 	if n := len(e.fake.AllMessages()); n != 0 {
 		t.Fatalf("%d messages posted before sharing, want none", n)
 	}
+	if err := e.settle(); err != nil { // answered, and saved
+		t.Fatal(err)
+	}
 
+	// The app starts again; the asker presses the button twice, and
+	// someone else once.
+	again := e.adapter(o, slog.New(slog.DiscardHandler))
 	id := last.ActionValues()[ActionShare]
 	first := e.fake.EphemeralAction("U1", "C1", ActionShare, id)
 	second := e.fake.EphemeralAction("U1", "C1", ActionShare, id)
-	e.fake.PostInteraction(e.h, first)
-	e.quiet()
-	e.fake.PostInteraction(e.h, second)
-	e.quiet()
+	other := e.fake.EphemeralAction("U2", "C1", ActionShare, id)
+	for _, press := range []map[string]any{other, first, second} {
+		if resp := e.fake.PostInteraction(again.Handler(), press); resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		again.Wait()
+	}
 	shared := e.fake.Messages("C1", "")
 	if len(shared) != 1 {
 		t.Fatalf("%d messages in the channel, want the answer shared once", len(shared))
 	}
+	// Shared in the same words as it was shown privately.
 	for _, w := range []string{"<@U1> asked: “What is our refund policy?”", "full refund", "*Sources*", "confidence"} {
 		if !strings.Contains(shared[0].Content(), w) {
 			t.Errorf("the shared answer lacks %q:\n%s", w, shared[0].Content())
 		}
 	}
-	if r := e.fake.Response(second["response_url"].(string)); r == nil || !strings.Contains(r.Versions[0].Content(), bot.AlreadySharedLabel) {
-		t.Errorf("the second press was told %+v", r)
+	if private, public := last.Content(), shared[0].Content(); !strings.Contains(public, strings.TrimSpace(private[:strings.Index(private, bot.ShareLabel)])) {
+		t.Errorf("the shared answer differs from the private one:\n%s\n---\n%s", public, private)
 	}
-	if r := e.fake.Response(first["response_url"].(string)); r == nil || !strings.Contains(r.Versions[0].Content(), bot.SharedLabel) {
-		t.Errorf("the private answer was not marked shared: %+v", r)
+	for press, want := range map[string]string{other["response_url"].(string): bot.ShareGoneLabel,
+		second["response_url"].(string): bot.AlreadySharedLabel, first["response_url"].(string): bot.SharedLabel} {
+		if r := e.fake.Response(press); r == nil || !strings.Contains(r.Versions[0].Content(), want) {
+			t.Errorf("a press was told %+v, want %q", r, want)
+		}
 	}
 }
 
 // scopeSeen is the scope of the latest retrieval.
-func (r *retriever) scopeSeen() (sc struct{ Workspace, Channel string }) {
+func (r *retriever) scopeSeen() agent.Scope {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if n := len(r.scopes); n > 0 {
-		sc.Workspace, sc.Channel = r.scopes[n-1].Workspace, r.scopes[n-1].Channel
+		return r.scopes[n-1]
 	}
-	return sc
+	return agent.Scope{}
 }

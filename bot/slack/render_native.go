@@ -44,6 +44,14 @@ func StatusLine(v bot.View) string {
 
 // StreamDraft is a draft as streamed markdown: Slack's control characters
 // escaped, so that nothing in it mentions or links.
+//
+// Slack's reference for chat.*Stream's markdown_text says only that it is
+// markdown (as the markdown block's text). Slack still reads its <…>
+// tokens there, and shows &lt; &gt; &amp; as the characters without
+// reading them again as tokens; it does not decode a link's destination,
+// so URLs are given raw (markdownText). That is PostHog's measurement on
+// a real workspace (github.com/PostHog/posthog pull 95054), and what the
+// mrkdwn rules say (docs.slack.dev/messaging/formatting-message-text).
 func StreamDraft(draft string) string { return escape(strings.TrimSpace(draft)) }
 
 // StreamFinal renders a finished view for the end of a stream: the answer

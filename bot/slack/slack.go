@@ -75,6 +75,9 @@ type Config struct {
 	// Experts handles Ask an expert and Save as answer (experts.go); nil:
 	// a 👎 is only thanked, and those buttons say they are not set up.
 	Experts Experts
+	// Answers keeps the answers /ask shares (commands.go); nil: none is
+	// shared.
+	Answers bot.SharedAnswers
 }
 
 // The modes of Config.ThreadReplies.
@@ -122,7 +125,6 @@ type Adapter struct {
 
 	noStream sync.Map  // workspaces that refused streaming (native.go)
 	viewing  *viewings // the channel each assistant thread's asker looks at (assistant.go)
-	shares   *shares   // private answers that may be shared (commands.go)
 }
 
 // identity is who the app is in its workspace, as auth.test reports it.
@@ -203,7 +205,7 @@ func New(cfg Config, d Dispatcher) (*Adapter, error) {
 	a.progress = slackapi.Policy{Retries: progressRetries, MaxWait: progressMaxWait, Sleep: cfg.Sleep, Log: a.log}
 	a.redeliver = slackapi.Policy{Retries: 1, MaxWait: maxRetryAfter, Sleep: cfg.Sleep, Log: a.log}
 	a.out = newOutbox(a)
-	a.viewing, a.shares = newViewings(), newShares()
+	a.viewing = newViewings()
 	return a, nil
 }
 

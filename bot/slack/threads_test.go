@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
 	"github.com/switchboard/switchboard/llm/offline"
 	"github.com/switchboard/switchboard/sqlite"
+	"github.com/switchboard/switchboard/sqlite/sqlitetest"
 )
 
 // These tests answer thread replies that do not mention the bot, end to
@@ -43,12 +43,7 @@ func sqliteEnv(t *testing.T, asker bot.Asker, configure func(*Config, *sqlite.Fe
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	fake := slacktest.NewServer()
 	t.Cleanup(fake.Close)
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "answers.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	store := sqlite.NewFeedback(db)
+	store := sqlitetest.Feedback(t)
 	e := &env{t: t, fake: fake, kb: &retriever{}, votes: &votes{m: map[string]int{}}, clock: newClock()}
 	if asker == nil {
 		ag, err := agent.New(agent.Config{Offline: offline.New(nil), Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: e.kb}})
@@ -86,12 +81,18 @@ func (e *env) askAndSave(store *sqlite.Feedback, user, text string) slacktest.Me
 	ev := e.fake.Mention("C1", user, text)
 	e.fake.PostEvent(e.h, "", ev, nil)
 	e.final("C1", ev.TS, 1)
+	e.saved(store, ev)
+	return ev
+}
+
+// saved waits until the answer to ev, a question in C1, is saved in store.
+func (e *env) saved(store *sqlite.Feedback, ev slacktest.MessageEvent) {
+	e.t.Helper()
 	key := bot.Incoming{Platform: platform, Workspace: e.fake.TeamID, Channel: "C1", Thread: ev.TS}.ThreadKey()
 	slacktest.Wait(e.t, timeout, "the answer saved", func() bool {
-		ok, err := store.Answered(context.Background(), key, user)
+		ok, err := store.Answered(context.Background(), key, ev.User)
 		return err == nil && ok
 	})
-	return ev
 }
 
 // answered waits until every delivery was handled and answered, and

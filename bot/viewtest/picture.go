@@ -228,14 +228,20 @@ func (p *Picture) Under(mark int, svg string) {
 }
 
 // closing is the index of the "]" that ends the link text opening s, past
-// escaped brackets; -1 if none.
+// escaped brackets and balanced ones ("[[1]](url)"); -1 if none.
 func closing(s string) int {
+	depth := 0
 	for i := 1; i < len(s); i++ {
 		switch s[i] {
 		case '\\':
 			i++
+		case '[':
+			depth++
 		case ']':
-			return i
+			if depth == 0 {
+				return i
+			}
+			depth--
 		case '\n':
 			return -1
 		}

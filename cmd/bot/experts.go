@@ -9,23 +9,14 @@ import (
 	"github.com/switchboard/switchboard/kb"
 )
 
-// maxPressesRemembered bounds the Ask an expert and Save as answer presses
-// one process remembers without PostgreSQL.
-const maxPressesRemembered = 10000
-
 // experts is Ask an expert and Save as answer (issue 26), made once: the
-// answers and the saved replies kept in the feedback store, the replies
-// made searchable by the ingest pipeline, the channels' experts from
-// their settings, and each press handled once (across replicas with
-// PostgreSQL's Deliveries).
+// answers, whether their experts were asked and the saved replies kept
+// in the feedback store (so that a press is handled once, after a
+// restart and on any replica), the replies made searchable by the ingest
+// pipeline, and the channels' experts from their settings.
 func (a *App) experts() *bot.Experts {
 	a.expertsOnce.Do(func() {
-		once := a.Deliveries
-		if once == nil {
-			once = bot.NewMemoryDeduper(maxPressesRemembered)
-		}
-		a.expertsMade = &bot.Experts{Answers: a.Feedback, Channels: a.channelSettings(), Once: once,
-			Documents: pipelineSaver{a.Ingest}}
+		a.expertsMade = &bot.Experts{Answers: a.Feedback, Channels: a.channelSettings(), Documents: pipelineSaver{a.Ingest}}
 	})
 	return a.expertsMade
 }

@@ -187,7 +187,7 @@ func (s *server) connectSlack(ctx context.Context, chats chatPort) error {
 		ThreadReplies: cfg.SlackThreadReplies, Conversations: app.Feedback, Sleep: s.sleep,
 		// Slack's AI-app surface, unless turned off; its suggested
 		// prompts are the questions voted up, else the documents'.
-		Native: cfg.SlackNative, Liked: app.Feedback, Titles: app.titles(),
+		Native: cfg.SlackNative, Liked: app.Feedback, Titles: app.titles(), Answers: app.Feedback,
 		Experts: app.experts()}, s.d)
 	if err != nil {
 		return err
@@ -215,13 +215,13 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 	if cfg.DiscordMode == "" {
 		return nil
 	}
-	// /ask suggests the questions answered well in the server from the
-	// feedback store, once it can say which (LikedQuestions).
-	liked, _ := app.Feedback.(discord.LikedQuestions)
 	da, err := discord.New(discord.Config{Mode: cfg.DiscordMode, BotToken: cfg.DiscordBotToken, AppID: cfg.DiscordAppID,
 		PublicKey: cfg.DiscordPublicKey, GuildID: cfg.DiscordGuildID, APIURL: cfg.DiscordAPIURL, Log: app.Log,
 		HTTPClient: app.Metrics.HTTPClient("discord", &http.Client{Timeout: 20 * time.Second}), Ingest: chats,
-		Shares: app.Deliveries, Liked: liked, Experts: app.experts()}, s.d)
+		// A private answer is shared from the answers the feedback store
+		// keeps, as Slack's /ask is.
+		Answers: app.Feedback, Liked: app.Feedback,
+		Experts: app.experts()}, s.d)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
-	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/examples"
 	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/hashembed"
@@ -74,10 +73,6 @@ type App struct {
 	Questions       questions.Store
 	SharedQuestions bool
 	Limits          *postgres.Limits
-	// Deliveries, with PostgreSQL, remembers what every replica handled
-	// once (postgres.Events): Discord's shared answers, so that a Share
-	// pressed on two replicas posts once; nil: each process remembers.
-	Deliveries bot.Deduper
 
 	demo         *demoGuard // removes the demo before the user's first write; see demo.go
 	expertsState            // Ask an expert and Save as answer, made once (experts.go)
@@ -238,7 +233,6 @@ func (app *App) openDocuments(ctx context.Context, w *wiring) error {
 	w.threads = threads
 	qs := postgres.NewQuestions(db)
 	app.Questions, app.SharedQuestions = qs, true
-	app.Deliveries = events
 	app.Limits = postgres.NewLimits(db, cfg.UserRate, cfg.ChannelRate, cfg.DailyTokens, cfg.TokensPerUser())
 	app.Retention = []retention.Job{{Name: "threads", Keep: cfg.ThreadRetention, From: threads},
 		{Name: "chat deliveries", Keep: cfg.EventRetention, From: events},

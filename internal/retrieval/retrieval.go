@@ -19,6 +19,12 @@ const (
 	DefaultLimit = 6  // documents returned when the request names no limit
 	RRFK         = 60 // Reciprocal Rank Fusion constant, as in the RRF paper
 	MinPool      = 40 // candidates taken from each of the two rankings
+	// PreferBonus is what a chunk of the channel the asker looks at
+	// (agent.Scope.Prefer) adds to its fused score: a first place in a
+	// third ranking. The channel's history that both rankings found
+	// then comes first; what only one found comes after chunks that both
+	// ranked well.
+	PreferBonus = 1.0 / (RRFK + 1)
 )
 
 // Query returns what req asks to search for: its Query or, when that is

@@ -37,6 +37,7 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 		{"HybridRetrievalRanksBestChunkFirst", testHybridRanking},
 		{"FusionFavoursAgreement", testFusion},
 		{"RetrieveRespectsScope", testScope},
+		{"RetrievePrefersTheChannelLookedAt", testPrefer},
 		{"CheckpointerRoundTripAndPrune", testCheckpointer},
 		{"RetentionPrunesThreadsOnSchedule", testRetention},
 		{"CheckEmbedding", testCheckEmbedding},
@@ -473,6 +474,39 @@ func testScope(t *testing.T, s Store) {
 	for _, d := range got {
 		if d.Title == "t1-private-c1" {
 			t.Error("a private document is still seen in the channel it left")
+		}
+	}
+}
+
+// testPrefer checks agent.Scope.Prefer: the history of the channel the
+// asker looks at comes before a file that matches the question better,
+// with an embedder and without; other channels' does not.
+func testPrefer(t *testing.T, s Store) {
+	mk := func(key, channel, text string) kb.Document {
+		d := s.BOW.Doc(t, "T1", key, key, text)
+		d.Channel = channel
+		return d
+	}
+	MustUpsert(t, s.Docs,
+		mk("handbook", "", "refund window thirty days refund window"),
+		mk("support", "C5", "someone asked about the refund window for annual plans"),
+		mk("random", "C6", "lunch talk about the refund window for annual plans"),
+	)
+	const question = "refund window thirty days"
+	for _, emb := range []Embedder{s.BOW, nil} {
+		r := s.Retriever(emb)
+		for _, tc := range []struct {
+			prefer, first string
+		}{{"", "handbook"}, {"C5", "support"}, {"C6", "random"}, {"C9", "handbook"}} {
+			got, err := r.Retrieve(context.Background(), agent.Request{Query: question,
+				Scope: agent.Scope{Workspace: "T1", Channel: tc.prefer, Prefer: tc.prefer}, Limit: 10})
+			if err != nil || len(got) != 3 || got[0].Title != tc.first {
+				var titles []string
+				for _, d := range got {
+					titles = append(titles, d.Title)
+				}
+				t.Errorf("embedder %v, prefer %q: %v, %v; want %s first of 3", emb != nil, tc.prefer, titles, err, tc.first)
+			}
 		}
 	}
 }

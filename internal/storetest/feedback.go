@@ -33,7 +33,8 @@ func TestFeedback(t *testing.T, open func(t *testing.T, now func() time.Time) fe
 	if got, err := f.Votes(ctx); err != nil || len(got) != 0 {
 		t.Fatalf("Votes of none = %v, %v", got, err)
 	}
-	src := []agent.Source{{N: 1, Title: "Refund policy", Location: "docs/refund.md", Snippet: "30 days", Route: agent.RouteVector}}
+	src := []agent.Source{{N: 1, Title: "Refund policy", Location: "docs/refund.md", Snippet: "30 days", Route: agent.RouteVector,
+		Owners: []string{"@acme/billing", "U7"}}} // ingest's owner:, for Ask an expert
 	refunds := feedback.Answer{ID: "a1", Thread: "slack:T:C:1", User: "U1", Question: "Refunds?", Answer: "30 days [1].",
 		Route: agent.RouteVector, Sources: src, At: clock.Add(-time.Hour)}
 	weather := feedback.Answer{ID: "a2", Thread: "discord:G:C", User: "U3", Question: "Weather?",
@@ -77,49 +78,40 @@ func TestFeedback(t *testing.T, open func(t *testing.T, now func() time.Time) fe
 		strings.ReplaceAll(b.Answer.Answer, "\x00", "") != "I can't answer that offline." || !b.VotedAt.Equal(clock) {
 		t.Errorf("second vote = %+v (sources must be empty, not nil; a NUL may be dropped, nothing else)", b)
 	}
-	checkLiked(t, f)
-	checkDetail(t, f, clock)
+	checkLiked(t, f, func() { clock = clock.Add(time.Second) })
+	checkShare(t, f, refunds)
+	checkHuman(t, f, clock)
 }
 
-// checkDetail checks Answer and HumanAnswers (issue 26): an answer comes
-// back with what was shown with it, and the people's replies saved as
-// answers are listed, oldest first, and nothing else.
-func checkDetail(t *testing.T, f feedback.Store, clock time.Time) {
+// checkHuman checks HumanAnswers (issue 26): the people's replies saved
+// as answers are read back with where they came from, oldest first, and
+// nothing else is listed.
+func checkHuman(t *testing.T, f feedback.Store, clock time.Time) {
 	ctx := context.Background()
-	low := feedback.Answer{ID: "low1", Thread: "slack:T:C:5", User: "U1", Question: "Parking?", Answer: "Maybe [1].",
-		Route: agent.RouteVector, At: clock,
-		Sources: []agent.Source{{N: 1, Title: "Parking", Route: agent.RouteVector, Owners: []string{"@acme/facilities", "U7"}}},
-		Detail: feedback.Detail{Level: "low", Badge: "Low confidence — some of it couldn't be checked",
-			Unverified: []string{"Spots are free."}, Attempts: []agent.Attempt{{Route: agent.RouteVector, Query: "parking", Found: 3, Relevant: 1}}}}
 	human := func(id string, at time.Time) feedback.Answer {
 		return feedback.Answer{ID: id, Thread: "slack:T:C:5", User: "U9", Question: "Parking?", Answer: "Level 2 is ours.",
-			Route: agent.RouteVector, At: at, Detail: feedback.Detail{Human: &feedback.Human{Link: "https://x.slack.com/p" + id,
-				Title: "Parking?", SavedBy: "U1", Document: "slack:C:answer:" + id}}}
+			Route: agent.RouteVector, At: at, Human: &feedback.Human{Link: "https://x.slack.com/p" + id,
+				Title: "Parking?", SavedBy: "U1", Document: "slack:C:answer:" + id}}
 	}
 	h2, h1 := human("h2", clock.Add(time.Minute)), human("h1", clock)
-	for _, a := range []feedback.Answer{low, h2, h1} {
+	for _, a := range []feedback.Answer{h2, h1} {
 		if err := f.SaveAnswer(ctx, a); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := f.Answer(ctx, "low1")
-	if err != nil || got.Question != low.Question || got.User != "U1" || !got.At.Equal(low.At) ||
-		!reflect.DeepEqual(got.Sources, low.Sources) || !reflect.DeepEqual(got.Detail, low.Detail) {
-		t.Errorf("Answer(low1) = %+v, %v; want %+v", got, err, low)
-	}
-	if _, err := f.Answer(ctx, "missing"); !errors.Is(err, feedback.ErrUnknownAnswer) {
-		t.Errorf("Answer(missing): %v, want ErrUnknownAnswer", err)
-	}
 	saved, err := f.HumanAnswers(ctx)
-	if err != nil || len(saved) != 2 || saved[0].ID != "h1" || saved[1].ID != "h2" ||
-		!reflect.DeepEqual(saved[0].Detail, h1.Detail) || saved[0].Answer != h1.Answer || saved[0].User != "U9" {
+	if err != nil || len(saved) != 2 || saved[0].ID != "h1" || saved[1].ID != "h2" || saved[0].Result != nil ||
+		!reflect.DeepEqual(saved[0].Human, h1.Human) || saved[0].Answer != h1.Answer || saved[0].User != "U9" {
 		t.Errorf("HumanAnswers = %+v, %v; want h1 then h2", saved, err)
+	}
+	if got, err := f.Answer(ctx, "h1"); err != nil || !reflect.DeepEqual(got.Human, h1.Human) {
+		t.Errorf("Answer(h1) = %+v, %v; want it with %+v", got, err, h1.Human)
 	}
 }
 
 // checkLiked checks Liked on the store TestFeedback filled: a1 voted
-// down, a2 up in Discord.
-func checkLiked(t *testing.T, f feedback.Store) {
+// down, a2 up in Discord. tick moves the store's clock on.
+func checkLiked(t *testing.T, f feedback.Store, tick func()) {
 	t.Helper()
 	ctx := context.Background()
 	for _, a := range []feedback.Answer{
@@ -140,21 +132,71 @@ func checkLiked(t *testing.T, f feedback.Store) {
 		if err := f.SaveVote(ctx, v.id, v.voter, v.vote); err != nil {
 			t.Fatal(err)
 		}
+		tick()
 	}
+	refunds := feedback.Liked{Question: "How long do refunds take?", Thread: "slack:T:D:4"} // voted on last there
 	for _, c := range []struct {
 		prefix string
 		n      int
-		want   []string
+		want   []feedback.Liked
 	}{
-		{"slack:T:", 5, []string{"How long do refunds take?", "Who owns billing?"}},
-		{"slack:T:", 1, []string{"How long do refunds take?"}},
-		{"discord:", 5, []string{"Weather?"}},
+		{"slack:T:", 5, []feedback.Liked{refunds, {Question: "Who owns billing?", Thread: "slack:T:C:2"}}},
+		{"slack:T:", 1, []feedback.Liked{refunds}},
+		{"discord:", 5, []feedback.Liked{{Question: "Weather?", Thread: "discord:G:C"}}},
 		{"slack:T%", 5, nil}, // the prefix is text, not a pattern
 		{"slack:T:", 0, nil},
 	} {
 		got, err := f.Liked(ctx, c.prefix, c.n)
 		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("Liked(%q, %d) = %q, %v; want %q", c.prefix, c.n, got, err, c.want)
+		}
+	}
+}
+
+// checkShare checks Answer and Share: an answer is read back with the
+// run it was presented from, and shared once until unshared.
+func checkShare(t *testing.T, f feedback.Store, saved feedback.Answer) {
+	t.Helper()
+	ctx := context.Background()
+	res := &agent.Result{Question: "Refunds?", Answer: "30 days [1].", Route: agent.RouteVector, Sources: saved.Sources,
+		Confidence: agent.ConfidenceHigh, Unsupported: []string{"nothing\x00"}}
+	kept := feedback.Answer{ID: "s1", Thread: "slack:T:C:ask:1", User: "U1", Question: "Refunds?", Answer: res.Answer,
+		Route: res.Route, Sources: saved.Sources, At: saved.At, Result: res}
+	if err := f.SaveAnswer(ctx, kept); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.Answer(ctx, "s1")
+	if err != nil || got.Thread != kept.Thread || got.User != "U1" || got.Question != "Refunds?" || got.Answer != res.Answer ||
+		got.Route != res.Route || !reflect.DeepEqual(got.Sources, kept.Sources) || !got.At.Equal(kept.At) ||
+		got.Result == nil || got.Result.Confidence != agent.ConfidenceHigh || !reflect.DeepEqual(got.Result.Sources, res.Sources) ||
+		len(got.Result.Unsupported) != 1 {
+		t.Errorf("Answer(s1) = %+v, %v; want %+v", got, err, kept)
+	}
+	if got, err := f.Answer(ctx, saved.ID); err != nil || got.Result != nil || got.Question != saved.Question {
+		t.Errorf("Answer(%s) = %+v, %v; want it without a result", saved.ID, got, err)
+	}
+	if _, err := f.Answer(ctx, "missing"); !errors.Is(err, feedback.ErrUnknownAnswer) {
+		t.Errorf("Answer(missing): %v, want ErrUnknownAnswer", err)
+	}
+	// Shared and escalated are two marks of one answer, each set once:
+	// escalating a shared answer is its first escalation.
+	for _, m := range []struct {
+		name string
+		set  func(ctx context.Context, id string, on bool) (bool, error)
+	}{{"Share", f.Share}, {"Escalate", f.Escalate}} {
+		for i, c := range []struct {
+			id   string
+			on   bool
+			want bool
+		}{
+			{"s1", true, true}, {"s1", true, false}, // pressed twice: once
+			{"s1", false, true}, {"s1", false, false}, // a failed post lets it be pressed again
+			{"s1", true, true},
+			{"missing", true, false},
+		} {
+			if got, err := m.set(ctx, c.id, c.on); err != nil || got != c.want {
+				t.Errorf("%d: %s(%s, %v) = %v, %v; want %v", i, m.name, c.id, c.on, got, err, c.want)
+			}
 		}
 	}
 }

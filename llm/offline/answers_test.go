@@ -60,6 +60,7 @@ func TestCheckAnswers(t *testing.T) {
 		answer   string // "" for the offline generator's answer
 		answers  bool
 		missing  string // a part of Verdict.Missing when answers is false
+		loose    bool   // Verdict.Loose when answers is true
 	}{
 		// Yes/no questions whose answer the documents do not hold, though
 		// they talk about other kinds of leave.
@@ -116,7 +117,7 @@ func TestCheckAnswers(t *testing.T) {
 			answer: "That title structure is shared amongst all departments [1]. Every level has its own expectations [1].", missing: "highest"},
 		{name: "a superlative, answered", question: "What is the highest title level?",
 			docs:   []agent.Document{levelsDoc},
-			answer: "The levels are Junior, Mid-level, Senior, Lead and Principal; Principal is the highest [1].", answers: true},
+			answer: "The levels are Junior, Mid-level, Senior, Lead and Principal; Principal is the highest [1].", answers: true, loose: true},
 
 		// Who and when are read with WordNet, not a list of the words
 		// some handbook uses: a role is a kind of person or group, a
@@ -124,6 +125,14 @@ func TestCheckAnswers(t *testing.T) {
 		{name: "who, by a role no list names", question: "Who signs off a hotfix release?",
 			docs:    []agent.Document{{ID: "ops/release.md#0", Title: "Releases", Route: agent.RouteVector, Content: "A hotfix release is signed off by the duty pharmacist on call."}},
 			answers: true},
+		// A section's heading says what its sentences are about, as a
+		// title does: "3" under "multipathtcp" is the setting's value.
+		{name: "the topic in the section heading", question: "Where does the frobnicate setting enable the cache at 3?",
+			docs:    []agent.Document{{ID: "rt/settings.md#4", Title: "Runtime settings", Section: "Settings › frobnicate", Route: agent.RouteVector, Content: "\"3\": enable the cache on dialers only by default."}},
+			answers: true},
+		{name: "the topic in no heading", question: "Where does the frobnicate setting enable the cache at 3?",
+			docs:    []agent.Document{{ID: "rt/settings.md#4", Title: "Runtime settings", Section: "Settings › other", Route: agent.RouteVector, Content: "\"3\": enable the cache on dialers only by default."}},
+			missing: "frobnicate"},
 		// "How big" asks for a measure: a number before a unit WordNet
 		// knows, money or a share; a version number is no size.
 		{name: "how big, a version is no size", question: "How big is a freshly started worker's buffer?",
@@ -177,6 +186,9 @@ func TestCheckAnswers(t *testing.T) {
 			}
 			if v.Answers != tt.answers {
 				t.Fatalf("Answers = %v, want %v (missing %q) for the answer:\n%s", v.Answers, tt.answers, v.Missing, answer)
+			}
+			if tt.answers && v.Loose != tt.loose {
+				t.Errorf("Loose = %v, want %v", v.Loose, tt.loose)
 			}
 			if tt.answers && v.Missing != "" {
 				t.Errorf("an answering verdict names something missing: %q", v.Missing)

@@ -70,12 +70,14 @@ func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent
 	return v, nil
 }
 
-// titles is the stem set of the documents' titles: a sentence of the
-// Refund Policy speaks of the refund policy without naming it.
+// titles is the stem set of the documents' titles and section headings:
+// a sentence of the Refund Policy speaks of the refund policy without
+// naming it, and a line under the heading of a setting gives its values
+// without naming the setting.
 func titles(docs []agent.Document) map[string]bool {
 	set := make(map[string]bool)
 	for _, d := range docs {
-		for k := range docStemSet(clip(d.Title, 500)) {
+		for k := range docStemSet(clip(d.Title+" "+d.Section, 500)) {
 			set[k] = true
 		}
 	}

@@ -443,6 +443,8 @@ func (s *Server) historyAPI(method string, f url.Values) (map[string]any, bool) 
 				if root.thread == ts {
 					msgs = append(msgs, ch.replies(ts)...)
 				}
+			} else {
+				msgs = ch.replies(ts) // people's replies to a message of the bot's (own)
 			}
 		}
 		switch {
@@ -498,7 +500,8 @@ func (s *Server) wiredHistory(ch *histChannel, msgs []*histMsg) []wired {
 func (s *Server) ownReplies(channel, thread string) []wired {
 	var out []wired
 	for _, m := range s.messages {
-		if m.Channel == channel && m.ThreadTS == thread && thread != "" && !m.Deleted {
+		// The thread's replies, and its root when the bot posted that.
+		if m.Channel == channel && thread != "" && (m.ThreadTS == thread || (m.TS == thread && m.ThreadTS == "")) && !m.Deleted {
 			out = append(out, wired{ts: m.TS, wire: func() map[string]any { return s.wire(m) }})
 		}
 	}
