@@ -216,7 +216,20 @@ func source(n int, chunks []Document) Source {
 		}
 	}
 	src.Section = strings.Join(sections, " · ")
+	src.Owners = owners(first)
 	return src
+}
+
+// owners are the people who answer for d, as its ingest recorded them
+// (ingest.OwnerKey: "a, b").
+func owners(d Document) []string {
+	var out []string
+	for _, o := range strings.Split(d.Metadata["owner"], ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // link is a URL people can open for d: its location when that is an

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -101,6 +102,7 @@ func TestSourcesFolded(t *testing.T) {
 	a3.Metadata["url"] = "https://git.example.com/handbook/blob/main/refunds.md"
 	a0.Metadata["url"] = a3.Metadata["url"]
 	a5.Metadata["url"] = a3.Metadata["url"]
+	a3.Metadata["owner"] = "@acme/billing, dana@example.com" // as ingest.OwnerKey keeps them
 	b0 := chunkOf("billing.md", 0, "")
 	s := &State{Route: RouteVector, Relevant: []Document{a3, b0, a0, a5}, Answer: "Prorated [1]. Monthly [2]. Within 14 days [3][4].",
 		Grounded: true, Answers: true}
@@ -114,8 +116,8 @@ func TestSourcesFolded(t *testing.T) {
 	// The first cited chunk gives the snippet; headings are listed once,
 	// and the one that is the title is not a section.
 	want := Source{N: 1, Title: "refunds", Location: "refunds.md", Snippet: a3.Content, Route: RouteVector, Kind: KindDocument,
-		Section: "Annual plans", URL: "https://git.example.com/handbook/blob/main/refunds.md"}
-	if srcs[0] != want {
+		Section: "Annual plans", URL: "https://git.example.com/handbook/blob/main/refunds.md", Owners: []string{"@acme/billing", "dana@example.com"}}
+	if !reflect.DeepEqual(srcs[0], want) {
 		t.Errorf("source 1 = %+v, want %+v", srcs[0], want)
 	}
 	if srcs[1].N != 2 || srcs[1].Title != "billing" || srcs[1].Section != "" || srcs[1].URL != "" {
@@ -175,7 +177,7 @@ func TestSourceJSONCompatible(t *testing.T) {
 	}
 	s.Section, s.URL = "Annual plans", "https://example.com/refunds"
 	var back Source
-	if b, _ := json.Marshal(s); json.Unmarshal(b, &back) != nil || back != s {
+	if b, _ := json.Marshal(s); json.Unmarshal(b, &back) != nil || !reflect.DeepEqual(back, s) {
 		t.Errorf("round trip = %+v, want %+v", back, s)
 	}
 }

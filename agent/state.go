@@ -128,6 +128,11 @@ type Source struct {
 	// stays as it was: a stored source's kind is its route's (Route.Kind).
 	Kind Kind   `json:"-"`
 	Walk string `json:"-"`
+	// Owners are the people who answer for the document (its front
+	// matter's owner:, its CODEOWNERS entry), as ingest recorded them:
+	// the bot asks them when it could not answer well and the channel has
+	// no experts. Stored with the answer, so that a later press finds them.
+	Owners []string `json:"owners,omitempty"`
 }
 
 // Turn is one finished question and answer in a thread.

@@ -10,10 +10,16 @@ import (
 	"github.com/switchboard/switchboard/channels"
 )
 
-// ChannelSettings are the channels' settings as the adapters read and
-// change them (issue 26); the stores' channels.Store implements it.
-type ChannelSettings interface {
+// SettingsReader reads a channel's settings (issue 26); what Ask an
+// expert needs of them.
+type SettingsReader interface {
 	Settings(ctx context.Context, channel string) (channels.Settings, error)
+}
+
+// ChannelSettings are the channels' settings as the adapters read and
+// change them; the stores' channels.Store implements it.
+type ChannelSettings interface {
+	SettingsReader
 	SetSettings(ctx context.Context, s channels.Settings) error
 }
 

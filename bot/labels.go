@@ -111,3 +111,61 @@ func Suggest(liked, titles []string, n int) []Suggestion {
 	}
 	return out
 }
+
+// The words of Ask an expert and Save as answer (issue 26; expert.go).
+const (
+	// AskExpertLabel is the button under an answer that was not good
+	// enough (Final.AskExpert), and under the thanks for a 👎.
+	AskExpertEmoji, AskExpertLabel = "🙋", "Ask an expert"
+	// SaveAnswerLabel is the button on the escalation that saves the
+	// latest reply after it as the answer; SaveShortcutLabel names
+	// Slack's message shortcut that saves the reply it is used on.
+	SaveAnswerEmoji, SaveAnswerLabel = "📌", "Save as answer"
+	SaveShortcutLabel                = "Save as Switchboard answer"
+	// The escalation's parts.
+	EscalationQuestionLabel = "Question"
+	EscalationSearchedLabel = "What I searched"
+	EscalationWhyLabel      = "Why my answer wasn't good enough"
+	// SaveHintLine ends the escalation.
+	SaveHintLine = "When someone has answered here, the asker or an expert can press “" + SaveAnswerLabel + "” and I'll answer from that reply next time, citing it."
+	// VotedDownLine is the reason given when the button came with a 👎.
+	VotedDownLine = "Someone voted the answer not helpful."
+	// What the presser alone is told.
+	AlreadyEscalatedLabel = "The experts were already asked about this answer, in its thread."
+	EscalateFailedLabel   = "Sorry, I couldn't ask the experts. Please try again."
+	AlreadySavedLabel     = "This reply is already saved as the answer."
+	NotAllowedToSaveLabel = "Only the person who asked or one of the channel's experts can save an answer."
+	NoReplyLabel          = "There is no reply after my message to save yet: answer in this thread first."
+	NotEscalatedLabel     = "Use this on a person's reply in the thread of my “" + AskExpertLabel + "” message."
+	AnswerGoneLabel       = "I no longer have the answer this was about; please ask again."
+	SaveFailedLabel       = "Sorry, I couldn't save that reply. Please try again."
+)
+
+// EscalationLead opens the escalation: whom it asks (mentions, rendered
+// by the platform; "" when nobody could be asked), for whom (asker, as
+// the platform mentions them), and whether they are the channel's experts
+// or the documents' owners.
+func EscalationLead(mentions, asker string, owners bool) string {
+	switch {
+	case mentions == "" && owners:
+		return asker + " needs a person to answer this: I couldn't answer it well, and no experts are set for this channel nor owners named in the sources."
+	case mentions == "":
+		return asker + " needs a person to answer this: I couldn't answer it well."
+	case owners:
+		return mentions + " — you own the documents I used; " + asker + " needs a person to answer this: I couldn't answer it well."
+	}
+	return mentions + " — " + asker + " needs an expert to answer this: I couldn't answer it well."
+}
+
+// NotNotified names the owners who could not be notified: the sources
+// name them by e-mail address or handle, not by a chat account.
+func NotNotified(names string) string {
+	return "Owners named in the sources, not notified (they have no chat account I can mention): " + names
+}
+
+// SavedAnswer confirms in the thread that a reply was saved as the
+// answer: author is the reply's author as the platform mentions them
+// (without notifying), question the question it answers.
+func SavedAnswer(author, question, saver string) string {
+	return saver + " saved " + author + "'s reply as the answer to “" + oneLine(question) + "”. I'll answer from it next time, citing it."
+}

@@ -191,6 +191,10 @@ type Final struct {
 	// never checked; it begins with a note saying so.
 	CutOff bool
 	Badge  Badge
+	// AskExpert says that the answer carries an Ask an expert button: its
+	// badge is low or says no answer was found (issue 26). A 👎 offers
+	// the button on any answer.
+	AskExpert bool
 	// Summary is the answer on one line of plain text, for where no
 	// markup is shown: a notification, a screen reader's summary.
 	Summary string
@@ -268,6 +272,7 @@ func Present(question string, r agent.Result) Final {
 			f.Links[s.N] = s.URL
 		}
 	}
+	f.AskExpert = f.Badge.Level == LevelLow || f.Badge.Level == LevelNone
 	if q := strings.TrimSpace(r.Standalone); q != "" && !sameQuestion(q, r.Question) {
 		f.Understood = oneLine(q)
 	}

@@ -65,22 +65,25 @@ func notFound(attempts []agent.Attempt) string {
 	}
 	b.WriteString(" Here is what I tried:")
 	for _, a := range attempts {
-		b.WriteString("\n• ")
-		place := capitalize(Place(a.Route))
-		switch {
-		case a.Skipped != "" && a.Query == "":
-			b.WriteString(skipped(a.Skipped))
-		case a.Skipped != "":
-			fmt.Fprintf(&b, "%s, for “%s”: %s", place, a.Query, skipped(a.Skipped))
-		case a.Found == 0:
-			fmt.Fprintf(&b, "%s, for “%s”: nothing found", place, a.Query)
-		case a.Relevant == 0:
-			fmt.Fprintf(&b, "%s, for “%s”: %d found, none relevant", place, a.Query, a.Found)
-		default:
-			fmt.Fprintf(&b, "%s, for “%s”: %d found, %d relevant", place, a.Query, a.Found, a.Relevant)
-		}
+		b.WriteString("\n• " + searched(a))
 	}
 	return b.String()
+}
+
+// searched says what one search was and what it found.
+func searched(a agent.Attempt) string {
+	place := capitalize(Place(a.Route))
+	switch {
+	case a.Skipped != "" && a.Query == "":
+		return skipped(a.Skipped)
+	case a.Skipped != "":
+		return fmt.Sprintf("%s, for “%s”: %s", place, a.Query, skipped(a.Skipped))
+	case a.Found == 0:
+		return fmt.Sprintf("%s, for “%s”: nothing found", place, a.Query)
+	case a.Relevant == 0:
+		return fmt.Sprintf("%s, for “%s”: %d found, none relevant", place, a.Query, a.Found)
+	}
+	return fmt.Sprintf("%s, for “%s”: %d found, %d relevant", place, a.Query, a.Found, a.Relevant)
 }
 
 // webNotSetUp is what the thread reads when the web has no search to use;

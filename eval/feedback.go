@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/feedback"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // FromVotes turns votes into cases, with notes for people on what was
@@ -109,4 +111,60 @@ func later(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// FromHumanAnswers turns the replies people saved as answers (Save as
+// answer, issue 26) into cases: the question the bot could not answer,
+// the saved reply's document as the source to cite (its title), and as
+// must_contain the reply's two longest words that the question does not
+// already hold, so that an answer counts as right when it carries what
+// the person said, in whatever sentences. A question saved more than
+// once keeps its latest reply.
+func FromHumanAnswers(answers []feedback.Answer) (cases []Case, notes []string) {
+	latest := map[string]int{}
+	for _, a := range answers {
+		h := a.Human
+		if h == nil || strings.TrimSpace(a.Question) == "" || strings.TrimSpace(a.Answer) == "" {
+			continue
+		}
+		c := Case{Question: a.Question, ExpectedRoute: agent.RouteVector, MustContain: telling(a.Answer, a.Question),
+			MustCite: h.Title, Note: fmt.Sprintf("from a reply by %s saved as the answer by %s, %s: %s", a.User, h.SavedBy, a.At.UTC().Format("2006-01-02"), h.Link)}
+		q := normalize(a.Question)
+		if i, ok := latest[q]; ok {
+			notes = append(notes, fmt.Sprintf("%.60q was answered by more than one saved reply; kept the latest", a.Question))
+			cases[i] = c
+			continue
+		}
+		latest[q] = len(cases)
+		cases = append(cases, c)
+	}
+	return cases, notes
+}
+
+// maxWords bounds the words of a saved reply read for must_contain.
+const maxWords = 500
+
+// telling returns up to two of the longest words of reply that question
+// does not hold, in the reply's order.
+func telling(reply, question string) []string {
+	inQuestion := map[string]bool{}
+	for _, w := range words.Split(question, maxWords) {
+		inQuestion[w] = true
+	}
+	var cand []string
+	for _, w := range words.Split(reply, maxWords) {
+		if len([]rune(w)) >= 4 && !words.IsStop(w) && !inQuestion[w] && !slices.Contains(cand, w) {
+			cand = append(cand, w)
+		}
+	}
+	keep := slices.Clone(cand)
+	slices.SortStableFunc(keep, func(a, b string) int { return cmp.Compare(len([]rune(b)), len([]rune(a))) })
+	keep = keep[:min(2, len(keep))]
+	var out []string
+	for _, w := range cand {
+		if slices.Contains(keep, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }

@@ -28,6 +28,18 @@ type Answer struct {
 	// trace: an answer shared later (Slack's /ask), after a restart too,
 	// is shown in the same words. Nil when it was not kept.
 	Result *agent.Result
+	// Human is set on a person's reply saved as the answer (Save as
+	// answer, issue 26): the Answer's Answer is the reply's text, its User
+	// the reply's author. Nil on the bot's answers.
+	Human *Human
+}
+
+// Human is where a person's reply saved as the answer came from.
+type Human struct {
+	Link     string `json:"link"`     // the reply's permalink, its source
+	Title    string `json:"title"`    // the title of the document it was saved as
+	SavedBy  string `json:"saved_by"` // who pressed Save as answer
+	Document string `json:"document"` // the key of the document it was saved as
 }
 
 // Vote is one person's vote on one answer, with the answer it was given
@@ -66,6 +78,14 @@ type Store interface {
 	// no longer (a post that failed), and reports whether that changed
 	// anything: of two presses of a share button, only one shares.
 	Share(ctx context.Context, id string, shared bool) (bool, error)
+	// Escalate marks the saved answer id as one its experts were asked
+	// about (Ask an expert), or no longer (a post that failed), and
+	// reports whether that changed anything, as Share does: of two
+	// presses, on any replicas, only one asks.
+	Escalate(ctx context.Context, id string, escalated bool) (bool, error)
+	// HumanAnswers returns the people's replies saved as answers (Human
+	// set), oldest first.
+	HumanAnswers(ctx context.Context) ([]Answer, error)
 }
 
 // Liked is a question people voted up, with the thread of one time it
@@ -76,5 +96,6 @@ type Liked struct {
 	Thread   string
 }
 
-// ErrUnknownAnswer is returned by SaveVote for an answer never saved.
+// ErrUnknownAnswer is returned by SaveVote and Answer for an answer never
+// saved.
 var ErrUnknownAnswer = errors.New("unknown answer")

@@ -105,7 +105,8 @@ func files(ctx context.Context, paths []string, baseURL string, fn func(kb.Docum
 		identify: func(p string) (string, string, *sourceID) {
 			id := roots.identify(p)
 			return id.key(), id.location, &id
-		}}
+		},
+		owners: roots.owners}
 	return l.run(ctx, paths, fn)
 }
 
@@ -180,11 +181,14 @@ type loader struct {
 	// identify returns a file's Key and Location, and for a host file its
 	// identity; nil means both are display's.
 	identify func(string) (key, location string, id *sourceID)
-	maxSize  int64           // MaxFileSize; tests lower it
-	maxText  int             // MaxFileText; tests lower it
-	baseURL  string          // links files without a url: of their own; "" for none
-	seen     map[string]bool // keys loaded, so a file named twice is read once
-	rep      Report
+	maxSize  int64  // MaxFileSize; tests lower it
+	maxText  int    // MaxFileText; tests lower it
+	baseURL  string // links files without a url: of their own; "" for none
+	// owners returns a host file's owners from its checkout's CODEOWNERS
+	// (see OwnerKey); nil for files not on the host.
+	owners func(*sourceID) []string
+	seen   map[string]bool // keys loaded, so a file named twice is read once
+	rep    Report
 }
 
 type docFunc = func(kb.Document, *sourceID) error
@@ -293,6 +297,7 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 	}
 	var text, title, link string
 	var declared bool // the title is the file's own word for it
+	var owners []string
 	if format == formatPDF {
 		// PDFium reads the file itself, the parts it needs as it needs
 		// them: the file is never held whole here.
@@ -324,7 +329,8 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 			l.skip(p, reason)
 			return nil
 		}
-		text, title, link, declared = decodeText(data, format)
+		d := decode(data, format)
+		text, title, link, declared, owners = d.text, d.title, d.link, d.declared, d.owners
 		if len(text) > l.maxText {
 			l.skip(p, tooMuchText(l.maxText).Error())
 			return nil
@@ -341,16 +347,23 @@ func (l *loader) file(ctx context.Context, p, root string, info fs.FileInfo, exp
 	if link == "" && l.baseURL != "" {
 		link = fileURL(l.baseURL, l.relPath(p, root, id))
 	}
+	if len(owners) == 0 && id != nil && l.owners != nil {
+		owners = l.owners(id)
+	}
+	owner := strings.Join(owners, ", ")
 	doc := kb.Document{
 		Key:      key,
 		Title:    title,
 		Location: location,
-		Hash:     fileHash(text, link),
+		Hash:     fileHash(text, link, owner),
 		Metadata: map[string]string{"format": format},
 		Chunks:   []kb.Chunk{{Index: 0, Content: text}},
 	}
 	if link != "" {
 		doc.Metadata["url"] = link
+	}
+	if owner != "" {
+		doc.Metadata[OwnerKey] = owner
 	}
 	l.rep.Files++
 	if err := fn(doc, id); err != nil {
@@ -375,10 +388,13 @@ const ReadVersion = "2"
 // fileHash is the Hash of a file whose text is text and link link: a new
 // link must reach the store even when the text is the same, and so must a
 // new ReadVersion.
-func fileHash(text, link string) string {
+func fileHash(text, link, owner string) string {
 	s := text + "\x00read\x00" + ReadVersion
 	if link != "" {
 		s += "\x00url\x00" + link
+	}
+	if owner != "" { // so that the hashes of files without owners stay
+		s += "\x00owner\x00" + owner
 	}
 	return kb.Hash(s)
 }
@@ -550,6 +566,20 @@ func headingTitled(text, title string) string {
 // title is one the file states for itself (front matter, a JSON header),
 // which wins over its first heading; a <title> does not.
 func decodeText(data []byte, format string) (text, title, link string, declared bool) {
+	d := decode(data, format)
+	return d.text, d.title, d.link, d.declared
+}
+
+// decoded is a file's bytes read (see decodeText), with the owners its
+// front matter names.
+type decoded struct {
+	text, title, link string
+	declared          bool
+	owners            []string
+}
+
+// decode is decodeText, with the owners a Markdown front matter names.
+func decode(data []byte, format string) decoded {
 	s := string(data)
 	if !utf8.ValidString(s) { // bad bytes past the sniffed head
 		s = strings.ToValidUTF8(s, "\uFFFD")
@@ -559,12 +589,12 @@ func decodeText(data []byte, format string) (text, title, link string, declared 
 	switch format {
 	case formatMarkdown:
 		text, fm := stripFrontMatter(s)
-		return cleanMarkdown(text), fm.title, fm.url, fm.title != ""
+		return decoded{text: cleanMarkdown(text), title: fm.title, link: fm.url, declared: fm.title != "", owners: fm.owners}
 	case formatHTML:
-		text, title, declared = extractHTML(s)
-		return text, title, "", declared
+		text, title, declared := extractHTML(s)
+		return decoded{text: text, title: title, declared: declared}
 	}
-	return s, "", "", false
+	return decoded{text: s}
 }
 
 // frontMatter is what Files reads of a Markdown file's front matter: the
@@ -576,6 +606,9 @@ type frontMatter struct {
 	// writes it, so only an http(s) URL is kept (see linkURL), and only as
 	// a top-level key: "url:" under another key describes something else.
 	url string
+	// owners are "owner:" (or "owners:"), the people who answer for the
+	// file (see OwnerKey and ownerList).
+	owners []string
 }
 
 // stripFrontMatter removes a leading YAML front matter block: a "---"
@@ -596,7 +629,7 @@ func stripFrontMatter(s string) (string, frontMatter) {
 		return s, frontMatter{}
 	}
 	var fm frontMatter
-	var titleSeen, urlSeen bool
+	var titleSeen, urlSeen, ownerSeen bool
 	for _, line := range strings.Split(front, "\n") {
 		k, v, ok := strings.Cut(line, ":")
 		switch {
@@ -607,6 +640,9 @@ func stripFrontMatter(s string) (string, frontMatter) {
 		case !urlSeen && strings.TrimRight(k, " \t") == "url":
 			urlSeen = true
 			fm.url = links.HTTP(yamlScalar(v))
+		case !ownerSeen && (strings.TrimRight(k, " \t") == "owner" || strings.TrimRight(k, " \t") == "owners"):
+			ownerSeen = true
+			fm.owners = ownerList(v)
 		}
 	}
 	return strings.TrimLeft(body, "\n"), fm

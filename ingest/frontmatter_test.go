@@ -130,7 +130,7 @@ func TestIngestFilesLinks(t *testing.T) {
 	// Without a link, the hash is the text's and the read version's.
 	p.DocsBaseURL = ""
 	rep, err = p.IngestFiles(ctx, []string{"handbook/docs/plain.txt"})
-	if d := store.docs["/"+KeyPrefix+"handbook/docs/plain.txt"]; err != nil || d.Hash != fileHash("Text.", "") || d.Metadata["url"] != "" {
+	if d := store.docs["/"+KeyPrefix+"handbook/docs/plain.txt"]; err != nil || d.Hash != fileHash("Text.", "", "") || d.Metadata["url"] != "" {
 		t.Errorf("no base: %s, %v; stored %+v", rep, err, d)
 	}
 }

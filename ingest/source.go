@@ -37,6 +37,29 @@ func (id sourceID) key() string { return KeyPrefix + id.location }
 type sourceRoots struct {
 	root map[string]string // folder → its root ("" for none)
 	name map[string]string // root → its name
+	// codeOwners holds each root's CODEOWNERS, read once (nil: none).
+	codeOwners map[string]codeOwners
+}
+
+// owners returns the owners its checkout's CODEOWNERS gives the file id,
+// nil outside any checkout or when no rule matches it.
+func (r *sourceRoots) owners(id *sourceID) []string {
+	if id == nil || id.rel == "" {
+		return nil
+	}
+	root := r.rootOf(filepath.Dir(id.real))
+	if root == "" {
+		return nil
+	}
+	if r.codeOwners == nil {
+		r.codeOwners = map[string]codeOwners{}
+	}
+	co, ok := r.codeOwners[root]
+	if !ok {
+		co = readCodeOwners(root)
+		r.codeOwners[root] = co
+	}
+	return co.Owners(id.rel)
 }
 
 func (r *sourceRoots) identify(p string) sourceID {

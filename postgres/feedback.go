@@ -36,17 +36,17 @@ func (f *Feedback) SaveAnswer(ctx context.Context, a feedback.Answer) error {
 	if err != nil {
 		return fmt.Errorf("postgres: save answer: %w", err)
 	}
-	var result any // NULL: not kept
-	if a.Result != nil {
-		b, err := marshalJSONB(a.Result)
-		if err != nil {
-			return fmt.Errorf("postgres: save answer: %w", err)
-		}
-		result = string(b)
+	result, err := jsonbOrNull(a.Result)
+	if err != nil {
+		return fmt.Errorf("postgres: save answer: %w", err)
 	}
-	_, err = f.db.pool.Exec(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created, result)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
-		a.ID, cleanText(a.Thread), cleanText(a.User), cleanText(a.Question), cleanText(a.Answer), string(a.Route), string(js), a.At, result)
+	human, err := jsonbOrNull(a.Human)
+	if err != nil {
+		return fmt.Errorf("postgres: save answer: %w", err)
+	}
+	_, err = f.db.pool.Exec(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created, result, human)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+		a.ID, cleanText(a.Thread), cleanText(a.User), cleanText(a.Question), cleanText(a.Answer), string(a.Route), string(js), a.At, result, human)
 	if err != nil {
 		return fmt.Errorf("postgres: save answer %q: %w", a.ID, err)
 	}
@@ -105,42 +105,95 @@ func (f *Feedback) Liked(ctx context.Context, prefix string, n int) ([]feedback.
 	return liked, nil
 }
 
+// jsonbOrNull is v as a jsonb parameter, NULL (not kept) for nil.
+func jsonbOrNull[T any](v *T) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b, err := marshalJSONB(v)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
+}
+
+// answerColumns are the columns scanAnswer reads, in its order.
+const answerColumns = `id, thread, user_id, question, answer, route, sources, created, result, human`
+
+// scanAnswer reads a row of answerColumns.
+func scanAnswer(scan func(...any) error) (feedback.Answer, error) {
+	var a feedback.Answer
+	var route string
+	var sources, result, human []byte
+	if err := scan(&a.ID, &a.Thread, &a.User, &a.Question, &a.Answer, &route, &sources, &a.At, &result, &human); err != nil {
+		return a, err
+	}
+	a.Route = agent.Route(route)
+	if err := json.Unmarshal(sources, &a.Sources); err != nil {
+		return a, fmt.Errorf("answer %q sources: %w", a.ID, err)
+	}
+	if result != nil {
+		if err := json.Unmarshal(result, &a.Result); err != nil {
+			return a, fmt.Errorf("answer %q result: %w", a.ID, err)
+		}
+	}
+	if human != nil {
+		if err := json.Unmarshal(human, &a.Human); err != nil {
+			return a, fmt.Errorf("answer %q human: %w", a.ID, err)
+		}
+	}
+	return a, nil
+}
+
 // Answer returns the saved answer id.
 func (f *Feedback) Answer(ctx context.Context, id string) (feedback.Answer, error) {
-	a := feedback.Answer{ID: id}
-	var route string
-	var sources, result []byte
-	err := f.db.pool.QueryRow(ctx, `SELECT thread, user_id, question, answer, route, sources, created, result
-		FROM answers WHERE id = $1`, id).Scan(&a.Thread, &a.User, &a.Question, &a.Answer, &route, &sources, &a.At, &result)
+	a, err := scanAnswer(f.db.pool.QueryRow(ctx, `SELECT `+answerColumns+` FROM answers WHERE id = $1`, cleanText(id)).Scan)
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = feedback.ErrUnknownAnswer
 	}
 	if err != nil {
 		return feedback.Answer{}, fmt.Errorf("postgres: answer %q: %w", id, err)
 	}
-	a.Route = agent.Route(route)
-	if err := json.Unmarshal(sources, &a.Sources); err != nil {
-		return feedback.Answer{}, fmt.Errorf("postgres: answer %q sources: %w", id, err)
-	}
-	if result != nil {
-		if err := json.Unmarshal(result, &a.Result); err != nil {
-			return feedback.Answer{}, fmt.Errorf("postgres: answer %q result: %w", id, err)
-		}
-	}
 	return a, nil
+}
+
+// HumanAnswers returns the people's replies saved as answers, oldest first.
+func (f *Feedback) HumanAnswers(ctx context.Context) ([]feedback.Answer, error) {
+	rows, err := f.db.pool.Query(ctx, `SELECT `+answerColumns+` FROM answers WHERE human IS NOT NULL ORDER BY created, id`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: human answers: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (feedback.Answer, error) { return scanAnswer(r.Scan) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: human answers: %w", err)
+	}
+	return out, nil
 }
 
 // Share marks the answer id shared, or no longer, reporting whether that
 // changed anything.
 func (f *Feedback) Share(ctx context.Context, id string, shared bool) (bool, error) {
-	q := `UPDATE answers SET shared = $2 WHERE id = $1 AND shared IS NULL`
+	return f.mark(ctx, "shared", id, shared)
+}
+
+// Escalate marks the answer id escalated, or no longer, reporting whether
+// that changed anything.
+func (f *Feedback) Escalate(ctx context.Context, id string, escalated bool) (bool, error) {
+	return f.mark(ctx, "escalated", id, escalated)
+}
+
+// mark sets the answer's time column (shared, escalated) to now if it is
+// not set (on), or clears it if it is: one statement, so that of two
+// replicas only one changes it.
+func (f *Feedback) mark(ctx context.Context, column, id string, on bool) (bool, error) {
+	q := `UPDATE answers SET ` + column + ` = $2 WHERE id = $1 AND ` + column + ` IS NULL`
 	var at any = f.db.now()
-	if !shared {
-		q, at = `UPDATE answers SET shared = $2 WHERE id = $1 AND shared IS NOT NULL`, nil
+	if !on {
+		q, at = `UPDATE answers SET `+column+` = $2 WHERE id = $1 AND `+column+` IS NOT NULL`, nil
 	}
-	tag, err := f.db.pool.Exec(ctx, q, id, at)
+	tag, err := f.db.pool.Exec(ctx, q, cleanText(id), at)
 	if err != nil {
-		return false, fmt.Errorf("postgres: share answer %q: %w", id, err)
+		return false, fmt.Errorf("postgres: mark answer %q %s: %w", id, column, err)
 	}
 	return tag.RowsAffected() > 0, nil
 }

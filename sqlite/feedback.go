@@ -28,15 +28,17 @@ func (f *Feedback) SaveAnswer(ctx context.Context, a feedback.Answer) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: save answer: %w", err)
 	}
-	var result []byte
-	if a.Result != nil {
-		if result, err = json.Marshal(a.Result); err != nil {
-			return fmt.Errorf("sqlite: save answer: %w", err)
-		}
+	result, err := jsonOrEmpty(a.Result)
+	if err != nil {
+		return fmt.Errorf("sqlite: save answer: %w", err)
 	}
-	_, err = f.db.db.ExecContext(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created, result)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		a.ID, a.Thread, a.User, a.Question, a.Answer, string(a.Route), string(sources), a.At.UnixMilli(), string(result))
+	human, err := jsonOrEmpty(a.Human)
+	if err != nil {
+		return fmt.Errorf("sqlite: save answer: %w", err)
+	}
+	_, err = f.db.db.ExecContext(ctx, `INSERT INTO answers (id, thread, user_id, question, answer, route, sources, created, result, human)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		a.ID, a.Thread, a.User, a.Question, a.Answer, string(a.Route), string(sources), a.At.UnixMilli(), result, human)
 	if err != nil {
 		return fmt.Errorf("sqlite: save answer %q: %w", a.ID, err)
 	}
@@ -83,42 +85,100 @@ func (f *Feedback) Liked(ctx context.Context, prefix string, n int) ([]feedback.
 	return out, nil
 }
 
+// answerColumns are the columns scanAnswer reads, in its order.
+const answerColumns = `id, thread, user_id, question, answer, route, sources, created, result, human`
+
+// scanAnswer reads a row of answerColumns.
+func scanAnswer(scan func(...any) error) (feedback.Answer, error) {
+	var a feedback.Answer
+	var route, sources, result, human string
+	var created int64
+	if err := scan(&a.ID, &a.Thread, &a.User, &a.Question, &a.Answer, &route, &sources, &created, &result, &human); err != nil {
+		return a, err
+	}
+	a.Route, a.At = agent.Route(route), time.UnixMilli(created)
+	if err := json.Unmarshal([]byte(sources), &a.Sources); err != nil {
+		return a, fmt.Errorf("answer %q sources: %w", a.ID, err)
+	}
+	if result != "" {
+		if err := json.Unmarshal([]byte(result), &a.Result); err != nil {
+			return a, fmt.Errorf("answer %q result: %w", a.ID, err)
+		}
+	}
+	if human != "" {
+		if err := json.Unmarshal([]byte(human), &a.Human); err != nil {
+			return a, fmt.Errorf("answer %q human: %w", a.ID, err)
+		}
+	}
+	return a, nil
+}
+
+// jsonOrEmpty is v as JSON, "" for nil (a column's "not kept").
+func jsonOrEmpty[T any](v *T) (string, error) {
+	if v == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
 // Answer returns the saved answer id.
 func (f *Feedback) Answer(ctx context.Context, id string) (feedback.Answer, error) {
-	a := feedback.Answer{ID: id}
-	var route, sources, result string
-	var created int64
-	err := f.db.db.QueryRowContext(ctx, `SELECT thread, user_id, question, answer, route, sources, created, result
-		FROM answers WHERE id = ?`, id).Scan(&a.Thread, &a.User, &a.Question, &a.Answer, &route, &sources, &created, &result)
+	a, err := scanAnswer(f.db.db.QueryRowContext(ctx, `SELECT `+answerColumns+` FROM answers WHERE id = ?`, id).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = feedback.ErrUnknownAnswer
 	}
 	if err != nil {
 		return feedback.Answer{}, fmt.Errorf("sqlite: answer %q: %w", id, err)
 	}
-	a.Route, a.At = agent.Route(route), time.UnixMilli(created)
-	if err := json.Unmarshal([]byte(sources), &a.Sources); err != nil {
-		return feedback.Answer{}, fmt.Errorf("sqlite: answer %q sources: %w", id, err)
-	}
-	if result != "" {
-		if err := json.Unmarshal([]byte(result), &a.Result); err != nil {
-			return feedback.Answer{}, fmt.Errorf("sqlite: answer %q result: %w", id, err)
-		}
-	}
 	return a, nil
+}
+
+// HumanAnswers returns the people's replies saved as answers, oldest first.
+func (f *Feedback) HumanAnswers(ctx context.Context) ([]feedback.Answer, error) {
+	rows, err := f.db.db.QueryContext(ctx, `SELECT `+answerColumns+` FROM answers WHERE human <> '' ORDER BY created, id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: human answers: %w", err)
+	}
+	defer rows.Close()
+	var out []feedback.Answer
+	for rows.Next() {
+		a, err := scanAnswer(rows.Scan)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: human answers: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: human answers: %w", err)
+	}
+	return out, nil
 }
 
 // Share marks the answer id shared, or no longer, reporting whether that
 // changed anything.
 func (f *Feedback) Share(ctx context.Context, id string, shared bool) (bool, error) {
-	q := `UPDATE answers SET shared = ? WHERE id = ? AND shared IS NULL`
+	return f.mark(ctx, "shared", id, shared)
+}
+
+// Escalate marks the answer id escalated, or no longer, reporting whether
+// that changed anything.
+func (f *Feedback) Escalate(ctx context.Context, id string, escalated bool) (bool, error) {
+	return f.mark(ctx, "escalated", id, escalated)
+}
+
+// mark sets the answer's time column (shared, escalated) to now if it is
+// not set (on), or clears it if it is: one statement, so that of two
+// replicas only one changes it.
+func (f *Feedback) mark(ctx context.Context, column, id string, on bool) (bool, error) {
+	q := `UPDATE answers SET ` + column + ` = ? WHERE id = ? AND ` + column + ` IS NULL`
 	var at any = f.db.now().UnixMilli()
-	if !shared {
-		q, at = `UPDATE answers SET shared = ? WHERE id = ? AND shared IS NOT NULL`, nil
+	if !on {
+		q, at = `UPDATE answers SET `+column+` = ? WHERE id = ? AND `+column+` IS NOT NULL`, nil
 	}
 	res, err := f.db.db.ExecContext(ctx, q, at, id)
 	if err != nil {
-		return false, fmt.Errorf("sqlite: share answer %q: %w", id, err)
+		return false, fmt.Errorf("sqlite: mark answer %q %s: %w", id, column, err)
 	}
 	n, err := res.RowsAffected()
 	return n > 0, err

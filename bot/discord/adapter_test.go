@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard/switchboard/llm/offline"
 	"github.com/switchboard/switchboard/questions"
 	"github.com/switchboard/switchboard/sqlite"
+	"github.com/switchboard/switchboard/sqlite/sqlitetest"
 )
 
 // These tests run the whole path: the fake Discord delivers a question,
@@ -169,6 +170,9 @@ type options struct {
 	// answers, when set, keeps the answers (instead of memFeedback) and
 	// gives those a Share button posts.
 	answers *sqlite.Feedback
+	// experts handles Ask an expert and Save as answer, given answers
+	// (set, with experts, by start).
+	experts func(answers *sqlite.Feedback) discord.Experts
 }
 
 // harness is one adapter wired to a fake Discord.
@@ -182,7 +186,8 @@ type harness struct {
 	abandon context.CancelFunc
 	ret     *retriever
 	fb      *memFeedback
-	url     string // http mode: the adapter's endpoint
+	store   *sqlite.Feedback // the answers kept, when options.answers or experts
+	url     string           // http mode: the adapter's endpoint
 	cfg     discord.Config
 }
 
@@ -205,6 +210,9 @@ func start(t *testing.T, mode string, opt options) *harness {
 	if opt.asker != nil {
 		asker = opt.asker(ag)
 	}
+	if opt.experts != nil && opt.answers == nil {
+		opt.answers = sqlitetest.Feedback(t)
+	}
 	fb := &memFeedback{answers: map[string]feedback.Answer{}}
 	var kept bot.FeedbackStore = fb
 	if opt.answers != nil {
@@ -222,9 +230,12 @@ func start(t *testing.T, mode string, opt options) *harness {
 		}
 		cancel()
 	})
-	h := &harness{t: t, mode: mode, fake: fake, disp: &counting{Dispatcher: d}, ret: ret, fb: fb, abandon: cancel}
+	h := &harness{t: t, mode: mode, fake: fake, disp: &counting{Dispatcher: d}, ret: ret, fb: fb, store: opt.answers, abandon: cancel}
 	cfg := discord.Config{Mode: mode, BotToken: fake.Token, AppID: fake.AppID, GuildID: opt.guild, APIURL: fake.APIURL, Log: log,
 		Liked: opt.liked, Channels: opt.channels}
+	if opt.experts != nil {
+		cfg.Experts = opt.experts(opt.answers)
+	}
 	if mode == discord.ModeHTTP {
 		cfg.PublicKey = fake.PublicKey()
 	}

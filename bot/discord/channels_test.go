@@ -3,6 +3,7 @@ package discord_test
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard/switchboard/sqlite/sqlitetest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -203,7 +204,7 @@ func TestAskerReplies(t *testing.T) {
 // asker's DM with the bot, and its Share posts it in the channel.
 func TestPrivateChannel(t *testing.T) {
 	t.Parallel()
-	answers := answerStore(t)
+	answers := sqlitetest.Feedback(t)
 	store := settingsStore(t, channels.Settings{Channel: "C1", Private: true})
 	h := start(t, discord.ModeGateway, options{channels: store, answers: answers})
 	ia, answer := h.privateAnswerTo(h.fake.Ask(guild, "C1", "U1", retentionQ), answers)

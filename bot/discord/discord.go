@@ -76,6 +76,9 @@ type Config struct {
 	// which a private answer's Share button posts it, once (share.go);
 	// nil: no answer is shared.
 	Answers bot.SharedAnswers
+	// Experts handles Ask an expert and Save as answer (experts.go); nil:
+	// a 👎 is only thanked, and those buttons say they are not set up.
+	Experts Experts
 	// Liked, if set, suggests questions answered well before in the
 	// server as /ask's question is typed (autocomplete).
 	Liked LikedQuestions

@@ -150,6 +150,14 @@ func (a *Adapter) interact(ctx context.Context, ia *discordgo.Interaction, respo
 			a.share(ctx, ia, respond, id)
 			return
 		}
+		if id, voted, ok := parseExpert(data.CustomID); ok {
+			a.askExpert(ctx, ia, respond, id, voted)
+			return
+		}
+		if id, ok := strings.CutPrefix(data.CustomID, savePrefix); ok && id != "" {
+			a.saveAnswer(ctx, ia, respond, id)
+			return
+		}
 		a.vote(ctx, ia, respond)
 	default:
 		a.log.Debug("interaction ignored", "interaction", ia.ID, "type", ia.Type)
@@ -264,21 +272,25 @@ func (a *Adapter) submit(ctx context.Context, in bot.Incoming, r *reply) {
 
 // vote records a feedback button press and thanks the voter privately.
 func (a *Adapter) vote(ctx context.Context, ia *discordgo.Interaction, respond responder) {
-	text := staleButton
+	resp := ephemeral(staleButton)
 	data, ok := ia.Data.(discordgo.MessageComponentInteractionData)
 	if answerID, v, ok2 := parseVote(data.CustomID); ok && ok2 {
 		// The response is due within three seconds; a vote that cannot be
 		// stored by then is reported as failed.
-		vctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		vctx, cancel := context.WithTimeout(ctx, pressTimeout)
 		err := a.d.Vote(vctx, answerID, userID(ia), v)
 		cancel()
-		text = thanksMessage
-		if err != nil {
+		switch {
+		case err != nil:
 			a.log.Error("could not record a vote", "answer", answerID, "err", err)
-			text = noVoteMessage
+			resp = ephemeral(noVoteMessage)
+		case v < 0 && a.cfg.Experts != nil:
+			resp = votedDown(answerID, thanksMessage) // not helpful: a person may be
+		default:
+			resp = ephemeral(thanksMessage)
 		}
 	}
-	if err := respond(ephemeral(text)); err != nil {
+	if err := respond(resp); err != nil {
 		a.log.Warn("could not answer a button", "err", err)
 	}
 }

@@ -3,7 +3,6 @@ package discord_test
 import (
 	"context"
 	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,21 +13,10 @@ import (
 	"github.com/switchboard/switchboard/bot/discord/discordtest"
 	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/sqlite"
+	"github.com/switchboard/switchboard/sqlite/sqlitetest"
 )
 
 const retentionQ = "What is our data retention policy?"
-
-// answerStore is a SQLite feedback store in a file of the test's: the
-// answers a Share button posts from.
-func answerStore(t *testing.T) *sqlite.Feedback {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "answers.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return sqlite.NewFeedback(db)
-}
 
 // privateAnswer asks privately in C1 and waits for the asker's answer,
 // the ephemeral original response once it has its buttons, and for the
@@ -49,12 +37,19 @@ func (h *harness) privateAnswerTo(ia *discordtest.Interaction, store *sqlite.Fee
 		answer = m
 		return ok && len(m.Buttons()) > 0
 	})
+	h.kept(store, answer)
+	return ia, answer
+}
+
+// kept waits for the store to keep answer (the dispatcher saves it once
+// shown), which presses on it read.
+func (h *harness) kept(store *sqlite.Feedback, answer discordtest.Message) {
+	h.t.Helper()
 	id := strings.TrimPrefix(answer.Buttons()[0].CustomID, "vote:up:")
 	h.fake.Wait(h.t, "the answer saved", func() bool {
 		_, err := store.Answer(context.Background(), id)
 		return err == nil
 	})
-	return ia, answer
 }
 
 // press delivers a button press and waits for its response.
@@ -72,7 +67,7 @@ func (h *harness) press(m discordtest.Message, user, customID string) []discordt
 func TestPrivateAskSharedOnce(t *testing.T) {
 	t.Parallel()
 	modes(t, func(t *testing.T, mode string) {
-		store := answerStore(t)
+		store := sqlitetest.Feedback(t)
 		h := start(t, mode, options{answers: store})
 		ia, answer := h.privateAnswer("U1", store)
 		if cbs := h.fake.Callbacks(ia.Token); len(cbs) != 1 || cbs[0].Type != discordtest.CallbackDeferred || !cbs[0].Ephemeral() {
@@ -131,7 +126,7 @@ func TestPrivateAskSharedOnce(t *testing.T) {
 // the words the asker was shown, for the asker alone, and once.
 func TestShareAfterRestart(t *testing.T) {
 	t.Parallel()
-	store := answerStore(t)
+	store := sqlitetest.Feedback(t)
 	h := start(t, discord.ModeHTTP, options{answers: store})
 	_, answer := h.privateAnswer("U1", store)
 	ad, err := discord.New(h.cfg, h.disp)
@@ -166,7 +161,7 @@ func TestShareAfterRestart(t *testing.T) {
 // press shares it.
 func TestShareFailedThenRetried(t *testing.T) {
 	t.Parallel()
-	store := answerStore(t)
+	store := sqlitetest.Feedback(t)
 	h := start(t, discord.ModeHTTP, options{answers: store})
 	ia, answer := h.privateAnswer("U1", store)
 	share := answer.Buttons()[2].CustomID

@@ -124,7 +124,7 @@ func final(v bot.View) []Message {
 	}
 
 	msgs := pack(embeds)
-	msgs[len(msgs)-1].Components = feedbackButtons(v.AnswerID)
+	msgs[len(msgs)-1].Components = feedbackButtons(v.AnswerID, f.AskExpert)
 	return msgs
 }
 
@@ -243,7 +243,7 @@ func linkURL(u string) string {
 func Private(v bot.View, share bool) []Message {
 	msgs := Embeds(v)
 	if v.Final != nil && v.Done && share {
-		msgs[len(msgs)-1].Components = answerButtons(v.AnswerID, shareButton)
+		msgs[len(msgs)-1].Components = answerButtons(v.AnswerID, shareButton, v.Final.AskExpert)
 	}
 	return msgs
 }
@@ -264,17 +264,21 @@ const (
 	sharedButton // pressed: shown disabled
 )
 
-func feedbackButtons(answerID string) []discordgo.MessageComponent {
-	return answerButtons(answerID, noShareButton)
+func feedbackButtons(answerID string, ask bool) []discordgo.MessageComponent {
+	return answerButtons(answerID, noShareButton, ask)
 }
 
-// answerButtons are the 👍/👎 buttons of an answer and, for an answer
-// given privately, its Share button.
-func answerButtons(answerID string, share int) []discordgo.MessageComponent {
+// answerButtons are the 👍/👎 buttons of an answer, Ask an expert when
+// the presenter offers it (bot.Final.AskExpert) and, for an answer given
+// privately, its Share button.
+func answerButtons(answerID string, share int, ask bool) []discordgo.MessageComponent {
 	id := clip(answerID, 80) // custom_id holds 100
 	row := []discordgo.MessageComponent{
 		discordgo.Button{Label: bot.HelpfulLabel, Style: discordgo.SecondaryButton, CustomID: voteUp + id, Emoji: &discordgo.ComponentEmoji{Name: bot.HelpfulEmoji}},
 		discordgo.Button{Label: bot.NotHelpfulLabel, Style: discordgo.SecondaryButton, CustomID: voteDown + id, Emoji: &discordgo.ComponentEmoji{Name: bot.NotHelpfulEmoji}},
+	}
+	if ask {
+		row = append(row, askExpertButton(id, false))
 	}
 	switch share {
 	case shareButton:

@@ -80,7 +80,13 @@ func TestEmbedsShape(t *testing.T) {
 		if len(msgs) != 1 {
 			t.Errorf("%s: %d messages, want 1", name, len(msgs))
 		}
-		if ids := customIDs(msgs[len(msgs)-1]); len(ids) != 2 || ids[0] != voteUp+cases[name].AnswerID {
+		// A low answer or none offers Ask an expert by the votes.
+		want := 2
+		if f := cases[name].Final; f.Badge.Level == bot.LevelLow || f.Badge.Level == bot.LevelNone {
+			want = 3
+		}
+		if ids := customIDs(msgs[len(msgs)-1]); len(ids) != want || ids[0] != voteUp+cases[name].AnswerID ||
+			(want == 3 && ids[2] != expertPrefix+cases[name].AnswerID) {
 			t.Errorf("%s: buttons %q", name, ids)
 		}
 	}
@@ -242,3 +248,45 @@ func own(l discordtest.Link, sources []bot.SourceLine) bool {
 
 // unescape undoes Markdown's backslash escapes.
 var unescape = regexp.MustCompile(`\\([[:punct:]])`)
+
+// TestEscalationGolden is the shape of every escalation of the shared
+// set, with its allowed_mentions: only the experts or owners that are
+// Discord ids are notified, read as Discord reads the message.
+func TestEscalationGolden(t *testing.T) {
+	for _, c := range viewtest.Escalations() {
+		t.Run(c.Name, func(t *testing.T) {
+			m, allowed := Escalation(c.Escalation)
+			golden(t, filepath.Join("testdata", "escalation", c.Name+".json"), []Message{m})
+			am, _ := json.Marshal(allowed)
+			viewtest.Golden(t, filepath.Join("testdata", "escalation", c.Name+".allowed.json"), append(am, '\n'))
+			wire := discordtest.Message{Content: m.Content, AllowedMentions: am}
+			users, roles, everyone := wire.Pings()
+			want := map[string][2][]string{
+				"experts": {{"123456789012345678"}, {"223456789012345678"}},
+				"owners":  {{"423456789012345678"}, nil},
+			}[c.Name]
+			if !equal(users, want[0]) || !equal(roles, want[1]) || everyone {
+				t.Errorf("notifies users %v, roles %v, everyone %v; want %v", users, roles, everyone, want)
+			}
+			if strings.Contains(m.Content, "@everyone") || strings.Contains(m.Content, "@here") {
+				t.Errorf("the content reads as a mass mention: %s", m.Content)
+			}
+		})
+	}
+}
+
+func equal(a, b []string) bool { return strings.Join(a, ",") == strings.Join(b, ",") }
+
+// FuzzParseExpert reads Ask an expert's custom_id, which a client sends
+// back as it likes: a press read names an answer.
+func FuzzParseExpert(f *testing.F) {
+	for _, s := range []string{"expert:a1", "expert:voted:a1", "expert:", "expert:voted:", "vote:up:a", "save:a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		answer, voted, ok := parseExpert(id)
+		if ok && (answer == "" || !strings.HasPrefix(id, expertPrefix) || !strings.HasSuffix(id, answer)) {
+			t.Errorf("parseExpert(%q) = %q, %v", id, answer, voted)
+		}
+	})
+}

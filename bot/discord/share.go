@@ -54,7 +54,7 @@ func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond 
 	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
 	if ia.Message != nil {
 		resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponseUpdateMessage, Data: &discordgo.InteractionResponseData{
-			Content: ia.Message.Content, Embeds: ia.Message.Embeds, Components: answerButtons(answerID, sharedButton),
+			Content: ia.Message.Content, Embeds: ia.Message.Embeds, Components: answerButtons(answerID, sharedButton, claim.View.Final.AskExpert),
 			AllowedMentions: noMentions(),
 		}}
 	}
@@ -87,7 +87,7 @@ func (a *Adapter) share(ctx context.Context, ia *discordgo.Interaction, respond 
 				// Nothing of it shows: the asker may press again.
 				a.unclaim(ctx, claim, log)
 				if ia.Message != nil {
-					again := Message{Content: ia.Message.Content, Embeds: ia.Message.Embeds, Components: answerButtons(answerID, shareButton)}
+					again := Message{Content: ia.Message.Content, Embeds: ia.Message.Embeds, Components: answerButtons(answerID, shareButton, claim.View.Final.AskExpert)}
 					if err := r.webhook(ctx, func() error { return a.editOriginal(ctx, ia, again) }); err != nil {
 						log.Warn("could not give the asker the Share button again", "err", err)
 					}

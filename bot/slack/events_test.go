@@ -73,7 +73,7 @@ func TestParseInteraction(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("ok %v, err %v", ok, err)
 	}
-	if want := (press{AnswerID: "ans1", User: "U1", Value: -1, Channel: "C1", Thread: "1.1"}); v != want {
+	if want := (press{AnswerID: "ans1", User: "U1", Value: -1, Channel: "C1", Thread: "1.1", Message: "1.2"}); v != want {
 		t.Errorf("got %+v, want %+v", v, want)
 	}
 	// The native feedback_buttons carry the vote in their value; the
@@ -85,6 +85,9 @@ func TestParseInteraction(t *testing.T) {
 		{`{"action_id":"feedback","block_id":"x","type":"feedback_buttons","value":"up:ans2"}`, press{AnswerID: "ans2", User: "U1", Value: 1, Channel: "D1"}},
 		{`{"action_id":"feedback","block_id":"x","type":"feedback_buttons","value":"down:ans2"}`, press{AnswerID: "ans2", User: "U1", Value: -1, Channel: "D1"}},
 		{`{"action_id":"share_answer","block_id":"share","type":"button","value":"ans3"}`, press{AnswerID: "ans3", User: "U1", Share: true, Channel: "D1", ResponseURL: "https://hooks.slack.com/r"}},
+		{`{"action_id":"ask_expert","block_id":"feedback","type":"button","value":"ans4"}`, press{AnswerID: "ans4", User: "U1", Expert: true, Channel: "D1"}},
+		{`{"action_id":"ask_expert","block_id":"expert","type":"button","value":"voted:ans4"}`, press{AnswerID: "ans4", User: "U1", Expert: true, Voted: true, Channel: "D1"}},
+		{`{"action_id":"save_answer","block_id":"escalation","type":"button","value":"ans5"}`, press{AnswerID: "ans5", User: "U1", Save: true, Channel: "D1"}},
 	} {
 		p := `{"type":"block_actions","user":{"id":"U1"},"container":{"type":"message","channel_id":"D1","is_ephemeral":true},` +
 			`"response_url":"https://hooks.slack.com/r","actions":[` + c.action + `]}`
@@ -102,10 +105,32 @@ func TestParseInteraction(t *testing.T) {
 		`{"type":"block_actions","actions":[{"action_id":"feedback_up","block_id":"feedback","value":"x"}]}`,
 		`{"type":"block_actions","user":{"id":"U1"},"actions":[{"action_id":"feedback","type":"feedback_buttons","value":"sideways:x"}]}`,
 		`{"type":"block_actions","user":{"id":"U1"},"actions":[{"action_id":"feedback","type":"feedback_buttons","value":"up:"}]}`,
+		`{"type":"block_actions","user":{"id":"U1"},"actions":[{"action_id":"ask_expert","type":"button","value":"voted:"}]}`,
+		`{"type":"message_action","callback_id":"other","user":{"id":"U1"},"channel":{"id":"C1"},"message":{"ts":"1.2","user":"U2","text":"x"}}`,
+		`{"type":"message_action","callback_id":"save_answer","user":{"id":"U1"},"message":{"ts":"1.2"}}`,
 	} {
 		if _, ok, _ := parseInteraction([]byte(p)); ok {
-			t.Errorf("%s parsed as a vote", p)
+			t.Errorf("%s parsed as a press", p)
 		}
+	}
+}
+
+// The Save as answer shortcut, as Slack sends it (message_action), names
+// the reply it was used on, in its thread; a bot's message is nobody's.
+func TestParseShortcut(t *testing.T) {
+	fake := slacktest.NewServer()
+	defer fake.Close()
+	payload, _ := json.Marshal(fake.MessageAction("U1", "C1", "save_answer", slacktest.HistoryMessage{TS: "1.3", ThreadTS: "1.1", User: "U2", Text: "Level 2."}))
+	got, ok, err := parseInteraction(payload)
+	want := press{Shortcut: true, User: "U1", Team: fake.TeamID, Channel: "C1", Thread: "1.1", Message: "1.3",
+		Reply: bot.Reply{ID: "1.3", Author: "U2", Text: "Level 2.", At: tsTime("1.3")}}
+	got.ResponseURL = ""
+	if err != nil || !ok || got != want {
+		t.Errorf("got %+v (ok %v, err %v)\nwant %+v", got, ok, err, want)
+	}
+	payload, _ = json.Marshal(fake.MessageAction("U1", "C1", "save_answer", slacktest.HistoryMessage{TS: "1.3", ThreadTS: "1.1", BotID: "B1", Text: "x"}))
+	if got, ok, _ := parseInteraction(payload); !ok || got.Reply.Author != "" {
+		t.Errorf("a bot's message read as %+v", got)
 	}
 }
 
@@ -133,10 +158,23 @@ func FuzzParseInteraction(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte(`{"type":"block_actions","actions":[null]}`))
 	f.Add([]byte(`{"type":"block_actions","state":{"values":7}}`))
+	f.Add([]byte(`{"type":"block_actions","user":{"id":"U1"},"actions":[{"action_id":"ask_expert","value":"voted:a"}]}`))
+	f.Add([]byte(`{"type":"message_action","callback_id":"save_answer","user":{"id":"U1"},"channel":{"id":"C1"},"team":{"id":"T"},` +
+		`"message":{"type":"message","ts":"1.3","thread_ts":"1.1","user":"U2","text":"Level 2 <!channel>"},"response_url":"https://hooks.slack.com/x"}`))
+	f.Add([]byte(`{"type":"message_action","callback_id":"save_answer","user":{"id":"U1"},"channel":{"id":"C1"},"message":[1]}`))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		v, ok, _ := parseInteraction(payload)
-		if ok && (v.AnswerID == "" || v.User == "" || (v.Share == (v.Value != 0)) || (v.Value != 0 && v.Value != 1 && v.Value != -1)) {
-			t.Errorf("a press without answer, presser or meaning: %+v", v)
+		kinds := 0
+		for _, k := range []bool{v.Value != 0, v.Share, v.Expert, v.Save, v.Shortcut} {
+			if k {
+				kinds++
+			}
+		}
+		if ok && ((v.AnswerID == "") != v.Shortcut || v.User == "" || kinds != 1 || (v.Value != 0 && v.Value != 1 && v.Value != -1)) {
+			t.Errorf("a press without answer, presser or one meaning: %+v", v)
+		}
+		if ok && v.Shortcut && (v.Channel == "" || v.Reply.ID == "") {
+			t.Errorf("a shortcut without its message: %+v", v)
 		}
 	})
 }

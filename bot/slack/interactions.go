@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/slack-go/slack"
+
+	"github.com/switchboard/switchboard/bot"
 )
 
 // Lines the voter sees, privately, after pressing a feedback button.
@@ -15,13 +17,23 @@ const (
 	voteFailedMessage = "Sorry, I couldn't record your feedback. Please try again later."
 )
 
-// press is one press of a button of the bot's: a feedback vote, or the
-// share button under a private answer.
+// press is one press of a button of the bot's: a feedback vote, the
+// share button under a private answer, Ask an expert, Save as answer, or
+// the Save as answer message shortcut.
 type press struct {
-	AnswerID string
+	AnswerID string // "" for the shortcut, which names a message instead
 	User     string
 	Value    int  // +1 or -1, for a vote
 	Share    bool // the share button
+	// Expert is Ask an expert, Voted when it came with a 👎; Save is
+	// Save as answer on the escalation whose ts is Message.
+	Expert, Voted, Save bool
+	// Shortcut is the message shortcut on the reply Reply (its ts, author
+	// and text), in Thread.
+	Shortcut bool
+	Reply    bot.Reply
+	Message  string // the ts of the message pressed on
+	Team     string
 	Channel  string
 	Thread   string // where the answer is, for the private thank-you
 	// ResponseURL replaces or answers the message pressed on.
@@ -29,12 +41,18 @@ type press struct {
 }
 
 // parseInteraction reads a block_actions payload and returns the press it
-// carries: of the classic 👍/👎 buttons, the native feedback_buttons, or
-// the share button; ok is false for any other interaction.
+// carries: of the classic 👍/👎 buttons, the native feedback_buttons, the
+// share button, Ask an expert or Save as answer; or a message_action
+// payload of the Save as answer shortcut. ok is false for any other
+// interaction.
 func parseInteraction(payload []byte) (p press, ok bool, err error) {
 	var ic slack.InteractionCallback
 	if err := json.Unmarshal(payload, &ic); err != nil {
 		return press{}, false, fmt.Errorf("slack: decode interaction: %w", err)
+	}
+	if ic.Type == slack.InteractionTypeMessageAction {
+		p, ok = parseShortcut(&ic)
+		return p, ok, nil
 	}
 	if ic.Type != slack.InteractionTypeBlockActions || ic.User.ID == "" {
 		return press{}, false, nil
@@ -51,6 +69,11 @@ func parseInteraction(payload []byte) (p press, ok bool, err error) {
 			p.Value = -1
 		case ActionShare:
 			p.Share = true
+		case ActionAskExpert:
+			p.Expert = true
+			p.AnswerID, p.Voted = strings.CutPrefix(act.Value, votedDown)
+		case ActionSaveAnswer:
+			p.Save = true
 		case ActionFeedback:
 			if id, up := strings.CutPrefix(act.Value, feedbackUp); up {
 				p.AnswerID, p.Value = id, 1
@@ -58,11 +81,12 @@ func parseInteraction(payload []byte) (p press, ok bool, err error) {
 				p.AnswerID, p.Value = id, -1
 			}
 		}
-		if p.AnswerID == "" || (p.Value == 0 && !p.Share) {
+		if p.AnswerID == "" || (p.Value == 0 && !p.Share && !p.Expert && !p.Save) {
 			p = press{}
 			continue
 		}
-		p.User, p.ResponseURL = ic.User.ID, ic.ResponseURL
+		p.User, p.ResponseURL, p.Team = ic.User.ID, ic.ResponseURL, ic.Team.ID
+		p.Message = ic.Container.MessageTs
 		p.Channel = ic.Container.ChannelID
 		if p.Channel == "" {
 			p.Channel = ic.Channel.ID
@@ -78,9 +102,26 @@ func parseInteraction(payload []byte) (p press, ok bool, err error) {
 	return press{}, false, nil
 }
 
+// parseShortcut reads the Save as answer message shortcut: the reply it
+// was used on must be a person's message in a thread.
+func parseShortcut(ic *slack.InteractionCallback) (press, bool) {
+	m := ic.Message
+	if ic.CallbackID != CallbackSaveAnswer || ic.User.ID == "" || ic.Channel.ID == "" || m.Timestamp == "" {
+		return press{}, false
+	}
+	p := press{Shortcut: true, User: ic.User.ID, Team: ic.Team.ID, Channel: ic.Channel.ID, Thread: m.ThreadTimestamp,
+		Message: m.Timestamp, ResponseURL: ic.ResponseURL,
+		Reply: bot.Reply{ID: m.Timestamp, Author: m.User, Text: m.Text, At: tsTime(m.Timestamp)}}
+	if m.BotID != "" || m.SubType != "" {
+		p.Reply.Author = "" // a bot's message is no person's answer
+	}
+	return p, true
+}
+
 // onInteraction handles an acknowledged interaction: a feedback vote goes
-// to the dispatcher and the voter is thanked privately; a share posts the
-// private answer in the channel.
+// to the dispatcher and the voter is thanked privately (after a 👎, with
+// Ask an expert); a share posts the private answer in the channel; Ask an
+// expert and Save as answer go to experts.go.
 func (a *Adapter) onInteraction(ctx context.Context, payload []byte) {
 	p, ok, err := parseInteraction(payload)
 	if err != nil {
@@ -90,17 +131,33 @@ func (a *Adapter) onInteraction(ctx context.Context, payload []byte) {
 	if !ok {
 		return
 	}
-	if p.Share {
+	switch {
+	case p.Share:
 		a.onShare(ctx, p.AnswerID, p.User, p.ResponseURL)
+		return
+	case p.Expert:
+		a.onAskExpert(ctx, p)
+		return
+	case p.Save, p.Shortcut:
+		a.onSaveAnswer(ctx, p)
 		return
 	}
 	reply := thanksMessage
-	if err := a.d.Vote(ctx, p.AnswerID, p.User, p.Value); err != nil {
+	err = a.d.Vote(ctx, p.AnswerID, p.User, p.Value)
+	if err != nil {
 		a.log.Error("could not record a vote", "answer", p.AnswerID, "err", err)
 		reply = voteFailedMessage
 	}
 	if p.Channel == "" {
 		return
 	}
-	a.tell(ctx, a.replier(p.Channel, p.Thread, p.User), reply)
+	r := a.replier(p.Channel, p.Thread, p.User)
+	if p.Value < 0 && err == nil && a.cfg.Experts != nil {
+		// Not helpful: a person may be.
+		if err := r.privateBlocks(ctx, VotedDown(p.AnswerID, reply), reply); err != nil {
+			a.log.Error("could not thank the voter", "err", err)
+		}
+		return
+	}
+	a.tell(ctx, r, reply)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/switchboard/switchboard/bot"
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
 	"github.com/switchboard/switchboard/feedback"
-	"github.com/switchboard/switchboard/sqlite"
+	"github.com/switchboard/switchboard/sqlite/sqlitetest"
 )
 
 // examples is a store's answer to Titles: the same few strings.
@@ -178,7 +178,7 @@ func TestStreamRefused(t *testing.T) {
 // in the channel once, however often the button is pressed, by an app
 // started again since: the answer is the store's.
 func TestAskPrivately(t *testing.T) {
-	o := options{native: true, answers: sqlite.NewFeedback(testDB(t))}
+	o := options{native: true, answers: sqlitetest.Feedback(t)}
 	e := newEnv(t, o)
 	form := e.fake.SlashCommand("C1", "U1", "/ask", "What is our refund policy?")
 	if resp := e.fake.PostCommand(e.h, form); resp.StatusCode != http.StatusOK {

@@ -70,7 +70,7 @@ func FinalMessages(v bot.View) [][]slack.Block {
 	if len(body) == 0 {
 		body = append(body, section("_"+bot.EmptyAnswerLabel+"_"))
 	}
-	return pack(body, append(trailer(f), feedbackButtons(v.AnswerID)))
+	return pack(body, append(trailer(f), feedbackButtons(v.AnswerID, f.AskExpert)))
 }
 
 // trailer is what follows an answer: where it came from, the numbered
@@ -205,9 +205,14 @@ func linkURL(u string) string {
 	return strings.ReplaceAll(escape(u), "|", "%7C")
 }
 
-func feedbackButtons(answerID string) slack.Block {
+// feedbackButtons are the 👍/👎 under an answer and, when the presenter
+// offers it (bot.Final.AskExpert), Ask an expert by them.
+func feedbackButtons(answerID string, ask bool) slack.Block {
 	up := slack.NewButtonBlockElement(ActionFeedbackUp, answerID, slack.NewTextBlockObject(slack.PlainTextType, bot.HelpfulEmoji+" "+bot.HelpfulLabel, true, false))
 	down := slack.NewButtonBlockElement(ActionFeedbackDown, answerID, slack.NewTextBlockObject(slack.PlainTextType, bot.NotHelpfulEmoji+" "+bot.NotHelpfulLabel, true, false))
+	if ask {
+		return slack.NewActionBlock("feedback", up, down, askExpertButton(answerID, false))
+	}
 	return slack.NewActionBlock("feedback", up, down)
 }
 

@@ -72,11 +72,16 @@ func StreamFinal(v bot.View) (answer string, blocks []slack.Block) {
 		answer = "_" + bot.EmptyAnswerLabel + "_"
 	}
 	blocks = trailer(f)
-	if len(blocks) >= maxBlocks {
-		// Sources past Slack's limit give way to the badge.
-		blocks = append(blocks[:maxBlocks-2], blocks[len(blocks)-1])
+	buttons := []slack.Block{nativeFeedback(v.AnswerID)}
+	if f.AskExpert {
+		// A context_actions block holds only feedback and icon buttons.
+		buttons = append(buttons, slack.NewActionBlock("expert", askExpertButton(v.AnswerID, false)))
 	}
-	return answer, append(blocks, nativeFeedback(v.AnswerID))
+	if len(blocks)+len(buttons) > maxBlocks {
+		// Sources past Slack's limit give way to the badge.
+		blocks = append(blocks[:maxBlocks-len(buttons)-1], blocks[len(blocks)-1])
+	}
+	return answer, append(blocks, buttons...)
 }
 
 // markdownText is the presenter's Markdown, read, as streamed markdown:

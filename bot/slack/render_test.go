@@ -219,3 +219,24 @@ func TestMrkdwn(t *testing.T) {
 		}
 	}
 }
+
+// TestEscalationGolden is the shape of every escalation of the shared
+// set: only the experts or owners that are Slack ids are mentioned;
+// everything else, the asker's name and the question included, is text.
+func TestEscalationGolden(t *testing.T) {
+	for _, c := range viewtest.Escalations() {
+		t.Run(c.Name, func(t *testing.T) {
+			blocks, text := EscalationMessage(c.Escalation)
+			golden(t, filepath.Join("escalation", c.Name+".json"), encode(t, map[string]any{"fallback": text, "blocks": blocks}))
+			out := string(encode(t, blocks)) + text
+			for _, ping := range []string{"<!channel>", "<!here>", "<!everyone>", "<@U999>", "<!subteam^S999>", "<#C1>"} {
+				if strings.Contains(out, ping) {
+					t.Errorf("%s can ping: %s", c.Name, ping)
+				}
+			}
+			if c.Name == "experts" && (!strings.Contains(text, "<@U0EXPERT>") || !strings.Contains(text, "<!subteam^S0TEAM>")) {
+				t.Errorf("the experts are not mentioned: %s", text)
+			}
+		})
+	}
+}

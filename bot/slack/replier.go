@@ -141,7 +141,15 @@ func (r *replier) Finish(ctx context.Context, v bot.View) error {
 // Private posts an ephemeral message, which only the asker sees, in the
 // thread.
 func (r *replier) Private(ctx context.Context, text string) error {
+	return r.privateBlocks(ctx, nil, text)
+}
+
+// privateBlocks tells only the user something, with blocks (buttons).
+func (r *replier) privateBlocks(ctx context.Context, blocks []slack.Block, text string) error {
 	opts := []slack.MsgOption{slack.MsgOptionText(escape(text), false)}
+	if len(blocks) > 0 {
+		opts = append(opts, slack.MsgOptionBlocks(blocks...))
+	}
 	if r.thread != "" {
 		opts = append(opts, slack.MsgOptionTS(r.thread))
 	}
@@ -333,41 +341,57 @@ func (r *replier) find(ctx context.Context, markers ...string) (map[string]strin
 		return found, nil
 	}
 	me := r.a.self().UserID
-	cursor := ""
-	for range maxFindPages {
-		msgs, more, next, err := r.a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
-			ChannelID: r.channel, Timestamp: r.thread, Cursor: cursor, Limit: findPageSize})
-		switch {
-		case err == nil:
-		case isCode(err, "thread_not_found"):
-			return found, nil
-		case slackapi.Temporary(err) || ctx.Err() != nil:
-			return nil, fmt.Errorf("conversations.replies: %w", err)
-		default:
-			r.a.log.Warn("cannot look for an earlier post in the thread; posting, which may post twice",
-				"channel", r.channel, "thread", r.thread, "err", err)
-			return found, nil
+	whole, err := r.a.eachReply(ctx, r.channel, r.thread, func(m slack.Message) {
+		if me != "" && m.User != me && m.BotID == "" {
+			return // people cannot set block ids; other apps would not use ours
 		}
-		for _, m := range msgs {
-			if me != "" && m.User != me && m.BotID == "" {
-				continue // people cannot set block ids; other apps would not use ours
-			}
-			if len(m.Blocks.BlockSet) == 0 {
-				continue
-			}
-			id := m.Blocks.BlockSet[0].ID()
-			if id != "" && slices.Contains(markers, id) && found[id] == "" {
-				found[id] = m.Timestamp
-			}
+		if len(m.Blocks.BlockSet) == 0 {
+			return
 		}
-		if !more || next == "" || next == cursor {
-			return found, nil
+		id := m.Blocks.BlockSet[0].ID()
+		if id != "" && slices.Contains(markers, id) && found[id] == "" {
+			found[id] = m.Timestamp
 		}
-		cursor = next
+	})
+	switch {
+	case err == nil:
+	case isCode(err, "thread_not_found"):
+		return found, nil
+	case slackapi.Temporary(err) || ctx.Err() != nil:
+		return nil, fmt.Errorf("conversations.replies: %w", err)
+	default:
+		r.a.log.Warn("cannot look for an earlier post in the thread; posting, which may post twice",
+			"channel", r.channel, "thread", r.thread, "err", err)
+		return found, nil
+	}
+	if whole {
+		return found, nil
 	}
 	r.a.log.Warn("thread too long to look for an earlier post; posting, which may post twice",
 		"channel", r.channel, "thread", r.thread)
 	return found, nil
+}
+
+// eachReply calls fn with each message of a thread, oldest first, as
+// conversations.replies pages them, at most maxFindPages pages; whole is
+// false when the thread had more.
+func (a *Adapter) eachReply(ctx context.Context, channel, thread string, fn func(slack.Message)) (whole bool, err error) {
+	cursor := ""
+	for range maxFindPages {
+		msgs, more, next, err := a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+			ChannelID: channel, Timestamp: thread, Cursor: cursor, Limit: findPageSize})
+		if err != nil {
+			return false, err
+		}
+		for _, m := range msgs {
+			fn(m)
+		}
+		if !more || next == "" || next == cursor {
+			return true, nil
+		}
+		cursor = next
+	}
+	return false, nil
 }
 
 // name takes the answer id the markers are made of from the first view

@@ -83,6 +83,9 @@ type Config struct {
 	// questions about the documents; nil: none of that kind.
 	Liked  LikedQuestions
 	Titles DocumentTitles
+	// Experts handles Ask an expert and Save as answer (experts.go); nil:
+	// a 👎 is only thanked, and those buttons say they are not set up.
+	Experts Experts
 	// Answers keeps the answers /ask shares (commands.go); nil: none is
 	// shared.
 	Answers bot.SharedAnswers

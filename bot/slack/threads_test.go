@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/switchboard/switchboard/bot/slack/slacktest"
 	"github.com/switchboard/switchboard/llm/offline"
 	"github.com/switchboard/switchboard/sqlite"
+	"github.com/switchboard/switchboard/sqlite/sqlitetest"
 )
 
 // These tests answer thread replies that do not mention the bot, end to
@@ -27,28 +27,38 @@ import (
 // adapter's Conversations when set.
 func threadEnv(t *testing.T, mode string, convs Conversations) (*env, *sqlite.Feedback) {
 	t.Helper()
+	return sqliteEnv(t, nil, func(cfg *Config, store *sqlite.Feedback) {
+		cfg.ThreadReplies, cfg.Conversations = mode, convs
+		if convs == nil {
+			cfg.Conversations = store
+		}
+	})
+}
+
+// sqliteEnv is newEnv with the answers kept in a SQLite feedback store:
+// asker answers (nil: the offline agent), and configure sets what the
+// adapter needs of the store.
+func sqliteEnv(t *testing.T, asker bot.Asker, configure func(*Config, *sqlite.Feedback)) (*env, *sqlite.Feedback) {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	fake := slacktest.NewServer()
 	t.Cleanup(fake.Close)
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "answers.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	store := sqlite.NewFeedback(db)
-	if convs == nil {
-		convs = store
-	}
+	store := sqlitetest.Feedback(t)
 	e := &env{t: t, fake: fake, kb: &retriever{}, votes: &votes{m: map[string]int{}}, clock: newClock()}
-	ag, err := agent.New(agent.Config{Offline: offline.New(nil), Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: e.kb}})
-	if err != nil {
-		t.Fatal(err)
+	if asker == nil {
+		ag, err := agent.New(agent.Config{Offline: offline.New(nil), Retrievers: map[agent.Route]agent.Retriever{agent.RouteVector: e.kb}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		asker = ag
 	}
-	d := bot.NewDispatcher(bot.Config{Agent: ag, Interval: 10 * time.Millisecond, Feedback: store, Log: log})
+	d := bot.NewDispatcher(bot.Config{Agent: asker, Interval: 10 * time.Millisecond, Feedback: store, Log: log})
 	d.Start(context.Background())
 	e.d = &counting{Dispatcher: d}
-	a, err := New(Config{BotToken: fake.BotToken, SigningSecret: fake.SigningSecret, APIURL: fake.APIURL(), Log: log,
-		Sleep: e.clock.Sleep, Now: e.clock.Now, ThreadReplies: mode, Conversations: convs}, e.d)
+	cfg := Config{BotToken: fake.BotToken, SigningSecret: fake.SigningSecret, APIURL: fake.APIURL(), Log: log,
+		Sleep: e.clock.Sleep, Now: e.clock.Now}
+	configure(&cfg, store)
+	a, err := New(cfg, e.d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +81,18 @@ func (e *env) askAndSave(store *sqlite.Feedback, user, text string) slacktest.Me
 	ev := e.fake.Mention("C1", user, text)
 	e.fake.PostEvent(e.h, "", ev, nil)
 	e.final("C1", ev.TS, 1)
+	e.saved(store, ev)
+	return ev
+}
+
+// saved waits until the answer to ev, a question in C1, is saved in store.
+func (e *env) saved(store *sqlite.Feedback, ev slacktest.MessageEvent) {
+	e.t.Helper()
 	key := bot.Incoming{Platform: platform, Workspace: e.fake.TeamID, Channel: "C1", Thread: ev.TS}.ThreadKey()
 	slacktest.Wait(e.t, timeout, "the answer saved", func() bool {
-		ok, err := store.Answered(context.Background(), key, user)
+		ok, err := store.Answered(context.Background(), key, ev.User)
 		return err == nil && ok
 	})
-	return ev
 }
 
 // answered waits until every delivery was handled and answered, and

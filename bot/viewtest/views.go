@@ -160,6 +160,36 @@ func Views() []View {
 	}
 }
 
+// Escalation is a named escalation (Ask an expert).
+type Escalation struct {
+	Name       string
+	Escalation bot.Escalation
+}
+
+// Hostile is text a document or a model may write to ping people; no
+// renderer may let it notify anyone.
+const Hostile = "Ask <!channel> or <@U999> or <!subteam^S999> @everyone @here <@&123> <@!456> <#C1>"
+
+// Escalations returns the escalations the renderers' goldens are made
+// of: the channel's experts asked (a user and a group), the documents'
+// owners (some with no chat account), nobody to ask, and one whose every
+// text from a document or a model tries to ping people. Ids are given
+// for both platforms: each renderer mentions those it can.
+func Escalations() []Escalation {
+	searched := []string{"Company documents, for “bike parking”: 4 found, 1 relevant", "The web, for “bike parking”: web search isn't set up here"}
+	why := []string{"🔴 Low confidence — some of it couldn't be checked against the sources", bot.UnverifiedLabel + ": “Racks are free.”"}
+	return []Escalation{
+		{"experts", bot.Escalation{AnswerID: "a1", Asker: "U0ASKER", Mention: []string{"U0EXPERT", "S0TEAM", "123456789012345678", "&223456789012345678"},
+			Question: "Where do I park my bike?", Searched: searched, Why: why}},
+		{"owners", bot.Escalation{AnswerID: "a1", Asker: "323456789012345678", Owners: true, Mention: []string{"U0OWNER", "423456789012345678"},
+			Unreachable: []string{"facilities@example.com", "@acme/bikes"}, Question: "Where do I park my bike?", Searched: searched, Why: why}},
+		{"nobody", bot.Escalation{AnswerID: "a1", Asker: "U0ASKER", Owners: true, Question: "What is the wifi password?",
+			Why: []string{"⚫ No answer found"}}},
+		{"hostile", bot.Escalation{AnswerID: "a1", Asker: Hostile, Owners: true, Mention: []string{"<!channel>", "@everyone"},
+			Unreachable: []string{Hostile}, Question: Hostile, Searched: []string{Hostile}, Why: []string{Hostile, bot.UnverifiedLabel + ": “" + Hostile + "”"}}},
+	}
+}
+
 var update = flag.Bool("update", false, "rewrite the golden files with what the renderers produce now")
 
 // Golden compares got with the file at path, or writes it with -update.

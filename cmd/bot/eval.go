@@ -15,12 +15,14 @@ import (
 
 	"github.com/switchboard/switchboard/eval"
 	"github.com/switchboard/switchboard/eval/northwind"
+	"github.com/switchboard/switchboard/feedback"
 	"github.com/switchboard/switchboard/ingest"
 )
 
 const evalSynopsis = `eval [flags] CASES.jsonl
        switchboard eval --corpus DIR [--corpus DIR…] [--split NAME] [flags]
        switchboard eval export-feedback [--out FILE]
+       switchboard eval export [--out FILE]
 
 Runs every case of CASES.jsonl through the agent and scores the route, the
 answer and the sources (the format is described in eval/doc.go), and how
@@ -44,7 +46,10 @@ none exists, and the confidently wrong. Thresholds hold for every corpus.
   switchboard eval --kb examples --max-confidently-wrong 0 eval/heldout-demo.jsonl
   switchboard eval --corpus eval/corpora/go-docs --corpus eval/corpora/pagerduty-ir --corpus eval/corpora/18f-handbook
 
-export-feedback writes the 👍/👎 votes people gave in chat as cases.
+export-feedback writes the 👍/👎 votes people gave in chat as cases;
+export writes those and the replies people saved as answers ("Save as
+answer"): the question, words of the reply the answer must contain, and
+the saved reply to cite.
 
 Flags:`
 
@@ -52,9 +57,12 @@ Flags:`
 // temporary embedded store unless --use-configured-stores, never the demo.
 func (m *Main) eval(ctx context.Context, args []string) error {
 	var err error
-	if len(args) > 0 && args[0] == "export-feedback" {
-		err = m.exportFeedback(ctx, args[1:])
-	} else {
+	switch {
+	case len(args) > 0 && args[0] == "export-feedback":
+		err = m.exportFeedback(ctx, args[1:], false)
+	case len(args) > 0 && args[0] == "export":
+		err = m.exportFeedback(ctx, args[1:], true)
+	default:
 		err = m.evalCases(ctx, args)
 	}
 	if errors.Is(err, errHelp) {
@@ -397,9 +405,14 @@ func (m *Main) loadKB(ctx context.Context, app *App, docs []string, nodes, edges
 }
 
 // exportFeedback writes the votes of the configured feedback store as
-// eval cases (see eval.FromVotes for what a vote becomes).
-func (m *Main) exportFeedback(ctx context.Context, args []string) error {
-	fs := m.newFlags("eval export-feedback", "eval export-feedback [--out FILE]")
+// eval cases (see eval.FromVotes for what a vote becomes) and, with
+// human, the replies saved as answers (eval.FromHumanAnswers).
+func (m *Main) exportFeedback(ctx context.Context, args []string, human bool) error {
+	name := "export-feedback"
+	if human {
+		name = "export"
+	}
+	fs := m.newFlags("eval "+name, "eval "+name+" [--out FILE]")
 	out := fs.String("out", "", "write the cases to `FILE` instead of standard output")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -423,6 +436,14 @@ func (m *Main) exportFeedback(ctx context.Context, args []string) error {
 		return err
 	}
 	cases, notes := eval.FromVotes(votes)
+	var saved []feedback.Answer
+	if human {
+		if saved, err = app.Feedback.HumanAnswers(ctx); err != nil {
+			return err
+		}
+		more, moreNotes := eval.FromHumanAnswers(saved)
+		cases, notes = append(cases, more...), append(notes, moreNotes...)
+	}
 	for _, n := range notes {
 		fmt.Fprintln(m.Stderr, "note:", n)
 	}
@@ -432,7 +453,11 @@ func (m *Main) exportFeedback(ctx context.Context, args []string) error {
 		err = writeCasesFile(*out, cases)
 	}
 	if err != nil {
-		return fmt.Errorf("export-feedback: %w", err)
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if human {
+		fmt.Fprintf(m.Stderr, "Exported %d cases from %d votes and %d saved answers.\n", len(cases), len(votes), len(saved))
+		return nil
 	}
 	fmt.Fprintf(m.Stderr, "Exported %d cases from %d votes.\n", len(cases), len(votes))
 	return nil

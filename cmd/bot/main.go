@@ -107,6 +107,7 @@ Usage:
   switchboard channels show [CHANNEL]                 every channel's settings and who changed them; a channel's changes
   switchboard eval [flags] CASES.jsonl                score answers on a set of cases (switchboard eval -h; eval/doc.go)
   switchboard eval export-feedback [--out FILE]       write the 👍/👎 votes from chat as eval cases
+  switchboard eval export [--out FILE]                those and the replies saved as answers, as eval cases
   switchboard config [--docs]                         the settings in effect and their source (--docs: what each means)
   switchboard version                                 print the version
   switchboard healthcheck                             exit 0 if the local 'switchboard serve' answers /healthz

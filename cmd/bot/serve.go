@@ -191,7 +191,8 @@ func (s *server) connectSlack(ctx context.Context, chats chatPort) error {
 		Native: cfg.SlackNative, Liked: app.Feedback, Titles: app.titles(), Answers: app.Feedback,
 		// Each channel's settings: its reply mode over
 		// SLACK_THREAD_REPLIES, its sources, its private answers.
-		Channels: app.Channels, SettingsAdmin: app.settingsAdmin("slack")}, s.d)
+		Channels: app.Channels, SettingsAdmin: app.settingsAdmin("slack"),
+		Experts: app.experts()}, s.d)
 	if err != nil {
 		return err
 	}
@@ -223,7 +224,8 @@ func (s *server) connectDiscord(ctx context.Context, chats chatPort) error {
 		HTTPClient: app.Metrics.HTTPClient("discord", &http.Client{Timeout: 20 * time.Second}), Ingest: chats,
 		// A private answer is shared from the answers the feedback store
 		// keeps, as Slack's /ask is.
-		Answers: app.Feedback, Liked: app.Feedback, Channels: app.Channels, SettingsAdmin: app.settingsAdmin("discord")}, s.d)
+		Answers: app.Feedback, Liked: app.Feedback, Channels: app.Channels, SettingsAdmin: app.settingsAdmin("discord"),
+		Experts: app.experts()}, s.d)
 	if err != nil {
 		return err
 	}

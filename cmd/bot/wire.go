@@ -78,7 +78,8 @@ type App struct {
 	SharedQuestions bool
 	Limits          *postgres.Limits
 
-	demo *demoGuard // removes the demo before the user's first write; see demo.go
+	demo         *demoGuard // removes the demo before the user's first write; see demo.go
+	expertsState            // Ask an expert and Save as answer, made once (experts.go)
 
 	closers  []func()
 	pings    []func(context.Context) error // what /readyz checks

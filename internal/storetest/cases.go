@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -598,7 +599,7 @@ func testCheckpointer(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	if len(got.Turns) != 1 || got.Turns[0].Answer != "30 days [1]." || got.LastRoute != agent.RouteVector ||
-		!got.Updated.Equal(now) || !slices.Equal(got.LastSources, src) {
+		!got.Updated.Equal(now) || !reflect.DeepEqual(got.LastSources, src) {
 		t.Errorf("round trip = %+v", got)
 	}
 
@@ -613,7 +614,7 @@ func testCheckpointer(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	if len(got.Turns) != 2 || got.Turns[1].Question != "and for annual plans?" || got.LastRoute != agent.RouteGraph ||
-		!got.Updated.Equal(now) || !slices.Equal(got.Turns[0].Sources, src) || got.Turns[0].Answer != "30 days [1]." ||
+		!got.Updated.Equal(now) || !reflect.DeepEqual(got.Turns[0].Sources, src) || got.Turns[0].Answer != "30 days [1]." ||
 		len(got.LastSources) != 1 || got.LastSources[0].Title != "Knowledge graph" {
 		t.Errorf("loaded %+v", got)
 	}

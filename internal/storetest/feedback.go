@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -32,7 +33,8 @@ func TestFeedback(t *testing.T, open func(t *testing.T, now func() time.Time) fe
 	if got, err := f.Votes(ctx); err != nil || len(got) != 0 {
 		t.Fatalf("Votes of none = %v, %v", got, err)
 	}
-	src := []agent.Source{{N: 1, Title: "Refund policy", Location: "docs/refund.md", Snippet: "30 days", Route: agent.RouteVector}}
+	src := []agent.Source{{N: 1, Title: "Refund policy", Location: "docs/refund.md", Snippet: "30 days", Route: agent.RouteVector,
+		Owners: []string{"@acme/billing", "U7"}}} // ingest's owner:, for Ask an expert
 	refunds := feedback.Answer{ID: "a1", Thread: "slack:T:C:1", User: "U1", Question: "Refunds?", Answer: "30 days [1].",
 		Route: agent.RouteVector, Sources: src, At: clock.Add(-time.Hour)}
 	weather := feedback.Answer{ID: "a2", Thread: "discord:G:C", User: "U3", Question: "Weather?",
@@ -68,7 +70,7 @@ func TestFeedback(t *testing.T, open func(t *testing.T, now func() time.Time) fe
 	}
 	a := got[0]
 	if a.ID != "a1" || a.Thread != refunds.Thread || a.User != "U1" || a.Question != "Refunds?" || a.Answer.Answer != refunds.Answer ||
-		a.Route != agent.RouteVector || !slices.Equal(a.Sources, src) || !a.At.Equal(refunds.At) ||
+		a.Route != agent.RouteVector || !reflect.DeepEqual(a.Sources, src) || !a.At.Equal(refunds.At) ||
 		a.Vote != -1 || a.Voter != "U2" || !a.VotedAt.Equal(clock.Add(-time.Minute)) {
 		t.Errorf("first vote = %+v", a)
 	}
@@ -78,6 +80,33 @@ func TestFeedback(t *testing.T, open func(t *testing.T, now func() time.Time) fe
 	}
 	checkLiked(t, f, func() { clock = clock.Add(time.Second) })
 	checkShare(t, f, refunds)
+	checkHuman(t, f, clock)
+}
+
+// checkHuman checks HumanAnswers (issue 26): the people's replies saved
+// as answers are read back with where they came from, oldest first, and
+// nothing else is listed.
+func checkHuman(t *testing.T, f feedback.Store, clock time.Time) {
+	ctx := context.Background()
+	human := func(id string, at time.Time) feedback.Answer {
+		return feedback.Answer{ID: id, Thread: "slack:T:C:5", User: "U9", Question: "Parking?", Answer: "Level 2 is ours.",
+			Route: agent.RouteVector, At: at, Human: &feedback.Human{Link: "https://x.slack.com/p" + id,
+				Title: "Parking?", SavedBy: "U1", Document: "slack:C:answer:" + id}}
+	}
+	h2, h1 := human("h2", clock.Add(time.Minute)), human("h1", clock)
+	for _, a := range []feedback.Answer{h2, h1} {
+		if err := f.SaveAnswer(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved, err := f.HumanAnswers(ctx)
+	if err != nil || len(saved) != 2 || saved[0].ID != "h1" || saved[1].ID != "h2" || saved[0].Result != nil ||
+		!reflect.DeepEqual(saved[0].Human, h1.Human) || saved[0].Answer != h1.Answer || saved[0].User != "U9" {
+		t.Errorf("HumanAnswers = %+v, %v; want h1 then h2", saved, err)
+	}
+	if got, err := f.Answer(ctx, "h1"); err != nil || !reflect.DeepEqual(got.Human, h1.Human) {
+		t.Errorf("Answer(h1) = %+v, %v; want it with %+v", got, err, h1.Human)
+	}
 }
 
 // checkLiked checks Liked on the store TestFeedback filled: a1 voted
@@ -138,8 +167,8 @@ func checkShare(t *testing.T, f feedback.Store, saved feedback.Answer) {
 	}
 	got, err := f.Answer(ctx, "s1")
 	if err != nil || got.Thread != kept.Thread || got.User != "U1" || got.Question != "Refunds?" || got.Answer != res.Answer ||
-		got.Route != res.Route || !slices.Equal(got.Sources, kept.Sources) || !got.At.Equal(kept.At) ||
-		got.Result == nil || got.Result.Confidence != agent.ConfidenceHigh || !slices.Equal(got.Result.Sources, res.Sources) ||
+		got.Route != res.Route || !reflect.DeepEqual(got.Sources, kept.Sources) || !got.At.Equal(kept.At) ||
+		got.Result == nil || got.Result.Confidence != agent.ConfidenceHigh || !reflect.DeepEqual(got.Result.Sources, res.Sources) ||
 		len(got.Result.Unsupported) != 1 {
 		t.Errorf("Answer(s1) = %+v, %v; want %+v", got, err, kept)
 	}
@@ -149,18 +178,25 @@ func checkShare(t *testing.T, f feedback.Store, saved feedback.Answer) {
 	if _, err := f.Answer(ctx, "missing"); !errors.Is(err, feedback.ErrUnknownAnswer) {
 		t.Errorf("Answer(missing): %v, want ErrUnknownAnswer", err)
 	}
-	for i, c := range []struct {
-		id     string
-		shared bool
-		want   bool
-	}{
-		{"s1", true, true}, {"s1", true, false}, // pressed twice: shared once
-		{"s1", false, true}, {"s1", false, false}, // a failed post makes it shareable again
-		{"s1", true, true},
-		{"missing", true, false},
-	} {
-		if got, err := f.Share(ctx, c.id, c.shared); err != nil || got != c.want {
-			t.Errorf("%d: Share(%s, %v) = %v, %v; want %v", i, c.id, c.shared, got, err, c.want)
+	// Shared and escalated are two marks of one answer, each set once:
+	// escalating a shared answer is its first escalation.
+	for _, m := range []struct {
+		name string
+		set  func(ctx context.Context, id string, on bool) (bool, error)
+	}{{"Share", f.Share}, {"Escalate", f.Escalate}} {
+		for i, c := range []struct {
+			id   string
+			on   bool
+			want bool
+		}{
+			{"s1", true, true}, {"s1", true, false}, // pressed twice: once
+			{"s1", false, true}, {"s1", false, false}, // a failed post lets it be pressed again
+			{"s1", true, true},
+			{"missing", true, false},
+		} {
+			if got, err := m.set(ctx, c.id, c.on); err != nil || got != c.want {
+				t.Errorf("%d: %s(%s, %v) = %v, %v; want %v", i, m.name, c.id, c.on, got, err, c.want)
+			}
 		}
 	}
 }

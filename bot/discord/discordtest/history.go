@@ -144,6 +144,22 @@ func (s *Server) PostAt(channel string, author User, content string, at time.Tim
 	return m.clone()
 }
 
+// Say posts a message by author in channel now, after everything posted
+// so far (its id is greater), and returns it.
+func (s *Server) Say(channel string, author User, content string) Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.histInit()
+	guild := ""
+	if c := s.hist.channels[channel]; c != nil {
+		guild = c.GuildID
+	}
+	m := &Message{ID: s.id(), ChannelID: channel, GuildID: guild, Author: author, Content: content,
+		Mentions: []User{}, Timestamp: time.Now().UTC().Format(time.RFC3339Nano)}
+	s.msgs = append(s.msgs, m)
+	return m.clone()
+}
+
 // EditAt changes a message's content, as its author editing it does, and
 // returns it (for MESSAGE_UPDATE).
 func (s *Server) EditAt(channel, id, content string, at time.Time) Message {

@@ -3,6 +3,8 @@ package discordtest
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -69,6 +71,45 @@ func (m Message) Text() string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// Mentions in a message's content, as Discord reads them.
+var (
+	userMention = regexp.MustCompile(`<@!?([0-9]+)>`)
+	roleMention = regexp.MustCompile(`<@&([0-9]+)>`)
+	massMention = regexp.MustCompile(`@(everyone|here)`)
+)
+
+// Pings returns whom the message notifies, as Discord decides it: the
+// users and roles its content mentions that its allowed_mentions lets
+// through ("parse" of their type, or their id listed; every mention when
+// it has no allowed_mentions), and whether @everyone or @here does.
+// Embeds notify nobody.
+func (m Message) Pings() (users, roles []string, everyone bool) {
+	var am struct {
+		Parse []string `json:"parse"`
+		Users []string `json:"users"`
+		Roles []string `json:"roles"`
+	}
+	all := len(m.AllowedMentions) == 0 || string(m.AllowedMentions) == "null"
+	if !all {
+		_ = json.Unmarshal(m.AllowedMentions, &am)
+	}
+	lets := func(kind, id string, ids []string) bool {
+		return all || slices.Contains(am.Parse, kind) || slices.Contains(ids, id)
+	}
+	for _, sub := range userMention.FindAllStringSubmatch(m.Content, -1) {
+		if lets("users", sub[1], am.Users) && !slices.Contains(users, sub[1]) {
+			users = append(users, sub[1])
+		}
+	}
+	for _, sub := range roleMention.FindAllStringSubmatch(m.Content, -1) {
+		if lets("roles", sub[1], am.Roles) && !slices.Contains(roles, sub[1]) {
+			roles = append(roles, sub[1])
+		}
+	}
+	everyone = massMention.MatchString(m.Content) && (all || slices.Contains(am.Parse, "everyone"))
+	return users, roles, everyone
 }
 
 // Buttons returns the message's buttons, from all action rows.

@@ -112,14 +112,65 @@ func (s *Server) add(channel, thread, user, botID, text string, at time.Time) st
 	if botID != "" {
 		m.username = "somebot"
 	}
-	if thread != "" {
-		if root := ch.msgs[thread]; root != nil && root.thread == "" {
-			root.thread = thread
+	ch.put(m)
+	return ts
+}
+
+// put adds m to the channel, a reply to its thread. Callers hold s.mu.
+func (ch *histChannel) put(m *histMsg) {
+	if m.thread != "" {
+		if root := ch.msgs[m.thread]; root != nil && root.thread == "" {
+			root.thread = m.thread
 		}
 	}
-	ch.msgs[ts] = m
+	ch.msgs[m.ts] = m
 	ch.sorted = nil
+}
+
+// Keep adds the message of e (a Mention, a Reply) to the workspace's
+// history, as Slack keeps the messages it delivers, and returns e.
+func (s *Server) Keep(e MessageEvent) MessageEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.channel(e.Channel).put(&histMsg{ts: e.TS, thread: e.ThreadTS, user: e.User, botID: e.BotID, text: e.Text})
+	return e
+}
+
+// Say adds user's reply in the thread of channel started by thread, after
+// everything posted so far, and returns its ts.
+func (s *Server) Say(channel, thread, user, text string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ts := s.nextTS()
+	s.channel(channel).put(&histMsg{ts: ts, thread: thread, user: user, text: text})
 	return ts
+}
+
+// HistoryMessage is a message as an interaction payload carries it.
+type HistoryMessage struct {
+	TS, ThreadTS, User, BotID, Text string
+}
+
+// MessageAction is the message_action payload Slack sends when user uses
+// the message shortcut callbackID on the message m in channel.
+func (s *Server) MessageAction(user, channel, callbackID string, m HistoryMessage) map[string]any {
+	msg := map[string]any{"type": "message", "ts": m.TS, "text": m.Text}
+	if m.ThreadTS != "" {
+		msg["thread_ts"] = m.ThreadTS
+	}
+	if m.User != "" {
+		msg["user"] = m.User
+	}
+	if m.BotID != "" {
+		msg["bot_id"], msg["subtype"] = m.BotID, "bot_message"
+	}
+	return map[string]any{
+		"type": "message_action", "callback_id": callbackID, "trigger_id": "1.2.fake", "action_ts": s.NewTS(),
+		"token": "fake-verification-token", "team": map[string]any{"id": s.TeamID, "domain": "fake"},
+		"user":    map[string]any{"id": user, "name": user, "team_id": s.TeamID},
+		"channel": map[string]any{"id": channel, "name": strings.ToLower(channel)},
+		"message": msg, "message_ts": m.TS, "response_url": s.ResponseURL(channel, user),
+	}
 }
 
 // channel returns a channel, creating a public one if needed. Callers hold
@@ -392,6 +443,8 @@ func (s *Server) historyAPI(method string, f url.Values) (map[string]any, bool) 
 				if root.thread == ts {
 					msgs = append(msgs, ch.replies(ts)...)
 				}
+			} else {
+				msgs = ch.replies(ts) // people's replies to a message of the bot's (own)
 			}
 		}
 		switch {
@@ -449,7 +502,8 @@ func (s *Server) wiredHistory(ch *histChannel, msgs []*histMsg) []wired {
 func (s *Server) ownReplies(channel, thread string) []wired {
 	var out []wired
 	for _, m := range s.messages {
-		if m.Channel == channel && m.ThreadTS == thread && thread != "" && !m.Deleted {
+		// The thread's replies, and its root when the bot posted that.
+		if m.Channel == channel && thread != "" && (m.ThreadTS == thread || (m.TS == thread && m.ThreadTS == "")) && !m.Deleted {
 			out = append(out, wired{ts: m.TS, wire: func() map[string]any { return s.wire(m) }})
 		}
 	}

@@ -102,6 +102,9 @@ type Ephemeral struct {
 // Content is the text the user sees in the message (see Message.Content).
 func (e Ephemeral) Content() string { return content(e.Text, e.Blocks) }
 
+// ActionValues returns the value of each button of the message by action_id.
+func (e Ephemeral) ActionValues() map[string]string { return actionValues(e.Blocks) }
+
 // NewServer starts a fake Slack; Close stops it.
 func NewServer() *Server {
 	s := &Server{
