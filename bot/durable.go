@@ -190,8 +190,14 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 		defer d.wg.Done()
 		pctx, cancel := context.WithTimeout(base, 30*time.Second)
 		defer cancel()
-		err := panics.Catch(d.log, "placeholder", func() error { return obs.Start(pctx, view) })
-		if err != nil {
+		err := d.placeholderDue(pctx, id)
+		if err == nil {
+			err = panics.Catch(d.log, "placeholder", func() error { return obs.Start(pctx, view) })
+		}
+		switch {
+		case errors.Is(err, errPlaceholderLate):
+			d.log.Warn("the question was stored too long ago to post its placeholder; the answer will be posted as a new message", "question", id)
+		case err != nil:
 			d.log.Error("could not post the placeholder; the answer will be posted as a new message", "question", id, "err", err)
 		}
 		if a, aerr := address(r); aerr == nil {
@@ -205,6 +211,34 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 		}
 		d.wake()
 	}()
+	return nil
+}
+
+// errPlaceholderLate is placeholderDue's: the placeholder of a question
+// is not posted.
+var errPlaceholderLate = errors.New("bot: the placeholder is too late to post")
+
+// placeholderDue reports whether the placeholder of question id, stored
+// here, may still be posted (nil), or is too late (errPlaceholderLate):
+// this replica was frozen or held up since it stored the question, and
+// another replica may take it over, or has, as its replica's loss
+// (Questions.Posting, within half the grace it gives). That replica
+// answers it with a message of its own; a placeholder posted after its
+// answer would be left waiting for ever. Half the grace is kept for the
+// post, as a claim keeps half its lease for an edit (claim.hold). A
+// store that cannot say lets the placeholder go: no replica can take the
+// question over from it either.
+func (d *Dispatcher) placeholderDue(ctx context.Context, id string) error {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancel()
+	posting, err := d.cfg.Questions.Posting(sctx, id, d.cfg.Lease/2)
+	switch {
+	case err != nil:
+		d.log.Warn("could not tell whether a placeholder is still due; posting it", "question", id, "err", err)
+		return nil
+	case !posting:
+		return errPlaceholderLate
+	}
 	return nil
 }
 
