@@ -54,15 +54,8 @@ func TestQuestionAnsweredLateSeesTheHistoryOfItsTime(t *testing.T) {
 	if fmt.Sprint(seen) != fmt.Sprint(want) {
 		t.Errorf("histories given:\n%q\nwant\n%q", seen, want)
 	}
-	th, err := threads.Load(ctx, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var order []string
-	for _, turn := range th.Turns {
-		order = append(order, turn.Question)
-	}
-	if got := strings.Join(order, " "); got != "q0 q1 q2 q3" {
+	th := stored(t, threads)
+	if got := questionsOf(th, " "); got != "q0 q1 q2 q3" {
 		t.Errorf("stored thread %q, want the turns in the order asked, each once", got)
 	}
 	if th.LastRoute != agent.RouteDirect || !strings.Contains(th.Turns[len(th.Turns)-1].Answer, "q3") {
@@ -94,17 +87,28 @@ func TestLateTurnKeepsTheTurnsStoredMeanwhile(t *testing.T) {
 		ask("What is 3+3?", at.Add(time.Minute), nil)
 		return nil
 	})
-	th, err := threads.Load(ctx, "t")
+	if got := questionsOf(stored(t, threads), " | "); got != "What is 2+2? | What is 3+3?" {
+		t.Errorf("stored thread %q, want both turns in the order asked", got)
+	}
+}
+
+// stored is thread "t" as threads holds it.
+func stored(t *testing.T, threads agent.Checkpointer) agent.Thread {
+	t.Helper()
+	th, err := threads.Load(context.Background(), "t")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return th
+}
+
+// questionsOf is the questions of th's turns, in order, joined by sep.
+func questionsOf(th agent.Thread, sep string) string {
 	var order []string
 	for _, turn := range th.Turns {
 		order = append(order, turn.Question)
 	}
-	if got := strings.Join(order, " | "); got != "What is 2+2? | What is 3+3?" {
-		t.Errorf("stored thread %q, want both turns in the order asked", got)
-	}
+	return strings.Join(order, sep)
 }
 
 // failingSaves is a Checkpointer whose Update fails its first n calls.
