@@ -100,39 +100,39 @@ func TestFrozenReplicaDoesNotTouchAnAnswerItLost(t *testing.T) {
 	}
 }
 
-// frozenPosting is a question store on which the replica that stored a
-// question freezes before it asks whether its placeholder is still due:
-// frozen is closed then, and it wakes once wake is.
-type frozenPosting struct {
+// frozenEnqueue is a question store on which the replica that stores a
+// question freezes once the store took it, before it hears so: frozen is
+// closed then, and it wakes once wake is.
+type frozenEnqueue struct {
 	questions.Store
 	frozen, wake chan struct{}
 }
 
-func (f *frozenPosting) Posting(ctx context.Context, id string, within time.Duration) (bool, error) {
+func (f *frozenEnqueue) Enqueue(ctx context.Context, job questions.Job, keys []string, maxWaiting int) (int, error) {
+	ahead, err := f.Store.Enqueue(ctx, job, keys, maxWaiting)
 	close(f.frozen) // one question
 	<-f.wake
-	return f.Store.Posting(ctx, id, within)
+	return ahead, err
 }
 
 // A replica frozen between storing a question and posting its
-// placeholder, past the grace after which another replica takes the
+// placeholder (here, as the store takes it), past the grace after which another replica takes the
 // question over as its replica's loss, posts no placeholder when it
 // wakes: the other replica answered with a message of its own, and a
 // placeholder posted after it would be left waiting for ever.
 func TestFrozenReplicaPostsNoPlaceholderForAQuestionTakenOver(t *testing.T) {
 	clock := newTestClock()
 	mem := questions.NewMemory(clock.now)
-	store := &frozenPosting{Store: mem, frozen: make(chan struct{}), wake: make(chan struct{})}
 	c := &chat{all: map[string]*recorder{}}
 	const lease = 10 * time.Minute
 	// Not started: the frozen replica's workers claim nothing.
-	a := NewDispatcher(Config{Agent: echo(), Questions: store, Shared: true, Owner: "a", Lease: lease, Now: clock.now})
+	frozen := &frozenEnqueue{Store: mem, frozen: make(chan struct{}), wake: make(chan struct{})}
+	a := NewDispatcher(Config{Agent: echo(), Questions: frozen, Shared: true, Owner: "a", Lease: lease, Now: clock.now})
 	a.Resume("test", c.resume)
-	if err := a.Submit(context.Background(), msg("t1", "refunds?"), c.replier("q1")); err != nil {
-		t.Fatal(err)
-	}
+	submitted := make(chan error, 1)
+	go func() { submitted <- a.Submit(context.Background(), msg("t1", "refunds?"), c.replier("q1")) }()
 	select {
-	case <-store.frozen:
+	case <-frozen.frozen:
 	case <-time.After(time.Minute): // a guard, not a timing
 		t.Fatal("the first replica did not get to its placeholder")
 	}
@@ -143,7 +143,10 @@ func TestFrozenReplicaPostsNoPlaceholderForAQuestionTakenOver(t *testing.T) {
 	if v := r.wait(t); v.Final == nil || v.Final.Answer != "answer to refunds?" {
 		t.Fatalf("final view %+v, want the second replica's answer", v)
 	}
-	close(store.wake)
+	close(frozen.wake)
+	if err := <-submitted; err != nil {
+		t.Fatal(err)
+	}
 	if err := a.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -86,18 +86,6 @@ func (q *Questions) Placed(ctx context.Context, id string, address []byte, place
 	return nil
 }
 
-// Posting implements questions.Store, on the database's clock, as claims
-// are.
-func (q *Questions) Posting(ctx context.Context, id string, within time.Duration) (bool, error) {
-	var posting bool
-	err := q.db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM questions WHERE id = $1 AND state = 'posting'
-		AND created > coalesce($2::timestamptz, now()) - $3::interval)`, id, q.stamp(), within).Scan(&posting)
-	if err != nil {
-		return false, fmt.Errorf("postgres: question %s posting: %w", id, err)
-	}
-	return posting, nil
-}
-
 // A thread's questions are taken in the order they were asked on the
 // platform (asked, else when stored; seq breaks ties), one at a time: a
 // question is claimable when it is the first unfinished one of its thread

@@ -98,14 +98,6 @@ func (m *Memory) Placed(_ context.Context, id string, address []byte, placed boo
 	return nil
 }
 
-// Posting implements Store.
-func (m *Memory) Posting(_ context.Context, id string, within time.Duration) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	j := m.jobs[id]
-	return j != nil && j.state == "posting" && m.now().Sub(j.created) < within, nil
-}
-
 // place is where a job stands in its thread: when asked, else when
 // stored; then the order of storing.
 func (j *memJob) place() time.Time {

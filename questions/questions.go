@@ -66,13 +66,6 @@ type Store interface {
 	// job can then be claimed. A job never Placed (its replica died while
 	// posting) can be claimed all the same a lease after it was stored.
 	Placed(ctx context.Context, id string, address []byte, placed bool) error
-	// Posting reports whether the job id still waits for its placeholder
-	// (not Placed, nor claimed as its replica's loss) and was stored less
-	// than within ago: whether its placeholder may still be posted, well
-	// before a claim can take it over. Its replica may have been frozen
-	// or held up since it stored it; a placeholder it posted after
-	// another replica answered the question would never be finished.
-	Posting(ctx context.Context, id string, within time.Duration) (bool, error)
 	// Claim takes the oldest claimable job of one of platforms for owner
 	// until lease from now: the first unfinished question of its thread
 	// by Asked, waiting, or running with its lease run out, in a thread

@@ -77,17 +77,6 @@ func (q *Questions) Placed(ctx context.Context, id string, address []byte, place
 	return nil
 }
 
-// Posting implements questions.Store.
-func (q *Questions) Posting(ctx context.Context, id string, within time.Duration) (bool, error) {
-	var posting bool
-	err := q.db.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM questions WHERE id = ? AND state = 'posting' AND created > ?)`,
-		id, q.db.now().Add(-within).UnixMicro()).Scan(&posting)
-	if err != nil {
-		return false, fmt.Errorf("sqlite: question %s posting: %w", id, err)
-	}
-	return posting, nil
-}
-
 // pickSQL finds the question to claim, as postgres.Questions does: the
 // first unfinished question of its thread by when it was asked (else
 // stored), waiting, posted for longer than a lease (its process died
