@@ -168,13 +168,14 @@ func (a *Agent) Ask(ctx context.Context, q Question, emit Emitter) (res Result, 
 
 func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) (Result, error) {
 	thread := Thread{ID: q.ThreadID}
+	loaded := a.now() // what the idle silence is counted up to, here and when the turn is stored
 	if q.ThreadID != "" {
 		var err error
 		if thread, err = a.threads.Load(ctx, q.ThreadID); err != nil {
 			return Result{}, fmt.Errorf("agent: load thread %q: %w", q.ThreadID, err)
 		}
 		if q.MaxIdle > 0 {
-			thread.ForgetIdle(a.now(), q.MaxIdle)
+			thread.ForgetIdle(loaded, q.MaxIdle)
 		}
 	}
 	run := &run{Agent: a, emit: emit, retrievers: a.retrieversFor(q.Scope)}
@@ -204,8 +205,12 @@ func (a *Agent) ask(ctx context.Context, q Question, text string, emit Emitter) 
 				return Result{}, fmt.Errorf("agent: store the turn: %w", err)
 			}
 		}
-		thread.Append(Turn{Question: text, Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: a.now(), Asked: q.Asked})
-		if err := a.save(ctx, thread); err != nil {
+		// The turn goes into the thread as stored now, not as loaded:
+		// other replicas may have stored turns meanwhile (this one was
+		// frozen past its claim after Hold), which a write of the thread
+		// as loaded would drop.
+		turn := Turn{Question: text, Answer: res.Answer, Route: res.Route, Sources: res.Sources, At: a.now(), Asked: q.Asked}
+		if err := a.save(ctx, q, loaded, turn); err != nil {
 			// The answer stands: an unsaved turn costs a follow-up its
 			// context, while failing the run would cost the asker the
 			// answer the model already wrote (issue 21).
@@ -241,16 +246,23 @@ func (a *Agent) retrieversFor(sc Scope) map[Route]Retriever {
 	return out
 }
 
-// save stores thread, trying again when the store fails.
-func (a *Agent) save(ctx context.Context, thread Thread) error {
+// save adds the turn of q to its thread, loaded at loaded, trying again
+// when the store fails.
+func (a *Agent) save(ctx context.Context, q Question, loaded time.Time, turn Turn) error {
+	add := func(t *Thread) {
+		if q.MaxIdle > 0 {
+			t.ForgetIdle(loaded, q.MaxIdle)
+		}
+		t.Append(turn)
+	}
 	err := retry.Do(ctx, retry.Policy{Attempts: saveAttempts, Backoff: saveBackoff, Sleep: a.sleep}, func(int) retry.Outcome {
-		if err := a.threads.Save(ctx, thread); err != nil {
+		if err := a.threads.Update(ctx, q.ThreadID, add); err != nil {
 			return retry.Again(err)
 		}
 		return retry.Stop(nil)
 	})
 	if err != nil {
-		return fmt.Errorf("agent: save thread %q: %w", thread.ID, err)
+		return fmt.Errorf("agent: save thread %q: %w", q.ThreadID, err)
 	}
 	return nil
 }

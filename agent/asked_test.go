@@ -54,15 +54,8 @@ func TestQuestionAnsweredLateSeesTheHistoryOfItsTime(t *testing.T) {
 	if fmt.Sprint(seen) != fmt.Sprint(want) {
 		t.Errorf("histories given:\n%q\nwant\n%q", seen, want)
 	}
-	th, err := threads.Load(ctx, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var order []string
-	for _, turn := range th.Turns {
-		order = append(order, turn.Question)
-	}
-	if got := strings.Join(order, " "); got != "q0 q1 q2 q3" {
+	th := stored(t, threads)
+	if got := questionsOf(th, " "); got != "q0 q1 q2 q3" {
 		t.Errorf("stored thread %q, want the turns in the order asked, each once", got)
 	}
 	if th.LastRoute != agent.RouteDirect || !strings.Contains(th.Turns[len(th.Turns)-1].Answer, "q3") {
@@ -70,18 +63,66 @@ func TestQuestionAnsweredLateSeesTheHistoryOfItsTime(t *testing.T) {
 	}
 }
 
-// failingSaves is a Checkpointer whose Save fails its first n calls.
+// A run that loaded its thread long before it stores its turn (its
+// replica was frozen past its claim, and other replicas answered the
+// thread's next questions meanwhile) adds the turn to the thread as it
+// is then, not as it was loaded: the turns stored meanwhile are kept.
+func TestLateTurnKeepsTheTurnsStoredMeanwhile(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	threads := agent.NewMemoryCheckpointer()
+	a, err := agent.New(agent.Config{Offline: offline.New(nil), Checkpointer: threads, Now: func() time.Time { return at }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ask := func(text string, asked time.Time, hold func(context.Context) error) {
+		t.Helper()
+		if _, err := a.Ask(ctx, agent.Question{ThreadID: "t", Text: text, Asked: asked, Hold: hold}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The frozen run passes its hold, then the others answer the next
+	// question before it stores its turn.
+	ask("What is 2+2?", at, func(context.Context) error {
+		ask("What is 3+3?", at.Add(time.Minute), nil)
+		return nil
+	})
+	if got := questionsOf(stored(t, threads), " | "); got != "What is 2+2? | What is 3+3?" {
+		t.Errorf("stored thread %q, want both turns in the order asked", got)
+	}
+}
+
+// stored is thread "t" as threads holds it.
+func stored(t *testing.T, threads agent.Checkpointer) agent.Thread {
+	t.Helper()
+	th, err := threads.Load(context.Background(), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th
+}
+
+// questionsOf is the questions of th's turns, in order, joined by sep.
+func questionsOf(th agent.Thread, sep string) string {
+	var order []string
+	for _, turn := range th.Turns {
+		order = append(order, turn.Question)
+	}
+	return strings.Join(order, sep)
+}
+
+// failingSaves is a Checkpointer whose Update fails its first n calls.
 type failingSaves struct {
 	*agent.MemoryCheckpointer
 	n, calls int
 }
 
-func (f *failingSaves) Save(ctx context.Context, th agent.Thread) error {
+func (f *failingSaves) Update(ctx context.Context, id string, change func(*agent.Thread)) error {
 	f.calls++
 	if f.calls <= f.n {
 		return fmt.Errorf("connection refused (save %d)", f.calls)
 	}
-	return f.MemoryCheckpointer.Save(ctx, th)
+	return f.MemoryCheckpointer.Update(ctx, id, change)
 }
 
 // A thread that cannot be saved does not cost the asker the answer: the

@@ -30,6 +30,21 @@ func (m *MemoryCheckpointer) Load(_ context.Context, id string) (Thread, error) 
 	return t, nil
 }
 
+// Update implements Checkpointer: change runs under the lock, on a copy.
+func (m *MemoryCheckpointer) Update(_ context.Context, id string, change func(*Thread)) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.threads[id]
+	if !ok {
+		t = Thread{ID: id}
+	}
+	t.Turns = append([]Turn(nil), t.Turns...)
+	change(&t)
+	t.ID = id
+	m.threads[id] = t
+	return nil
+}
+
 // Save stores t under t.ID.
 func (m *MemoryCheckpointer) Save(_ context.Context, t Thread) error {
 	m.mu.Lock()

@@ -38,6 +38,12 @@ type Checkpointer interface {
 	// Load returns the thread with the given id, or an empty Thread with
 	// that id when none is stored.
 	Load(ctx context.Context, id string) (Thread, error)
-	// Save stores t, replacing what was stored under t.ID.
-	Save(ctx context.Context, t Thread) error
+	// Update applies change to the thread stored under id (an empty
+	// Thread with that id when none is) and stores the result, as one
+	// step: when another process stored the thread between the read and
+	// the write, it is read and changed again, never overwritten. A run
+	// that read the thread long ago (a replica frozen past its claim)
+	// then adds its turn to the thread as it is now, and cannot drop the
+	// turns stored since.
+	Update(ctx context.Context, id string, change func(*Thread)) error
 }

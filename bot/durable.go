@@ -157,6 +157,7 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 	d.keep(id, in.Platform, r)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	keys := dedupeKeys(in)
+	storing := d.now() // the question is stored after, on any clock: its grace runs from no earlier
 	ahead, err := d.cfg.Questions.Enqueue(sctx, questions.Job{ID: id, Thread: in.ThreadKey(), Platform: in.Platform,
 		Question: question, Address: addr, Asked: in.Sent}, keys, d.cfg.Queue)
 	cancel()
@@ -188,10 +189,25 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 	posting = true
 	go func() {
 		defer d.wg.Done()
-		pctx, cancel := context.WithTimeout(base, 30*time.Second)
+		// The placeholder is posted within half the grace after which
+		// another replica takes the question over as this one's loss,
+		// as a claim keeps half its lease for an edit (claim.hold). This
+		// replica may be frozen (SIGSTOP, a paused VM) or held up anywhere
+		// between storing the question and posting it; the other
+		// replica answers with a message of its own, and a placeholder
+		// posted after that would be left waiting for ever. Too late,
+		// none is posted; the answer comes as a message of its own.
+		due := d.cfg.Lease/2 - d.now().Sub(storing)
+		pctx, cancel := context.WithTimeout(base, min(due, placeholderTimeout))
 		defer cancel()
-		err := panics.Catch(d.log, "placeholder", func() error { return obs.Start(pctx, view) })
-		if err != nil {
+		err := errPlaceholderLate
+		if due > 0 {
+			err = panics.Catch(d.log, "placeholder", func() error { return obs.Start(pctx, view) })
+		}
+		switch {
+		case errors.Is(err, errPlaceholderLate):
+			d.log.Warn("the question was stored too long ago to post its placeholder; the answer will be posted as a new message", "question", id)
+		case err != nil:
 			d.log.Error("could not post the placeholder; the answer will be posted as a new message", "question", id, "err", err)
 		}
 		if a, aerr := address(r); aerr == nil {
@@ -207,6 +223,13 @@ func (d *Dispatcher) store(ctx context.Context, in Incoming, r Replier) error {
 	}()
 	return nil
 }
+
+// errPlaceholderLate: the placeholder of a question was not posted, too
+// long after the question was stored.
+var errPlaceholderLate = errors.New("bot: the placeholder is too late to post")
+
+// placeholderTimeout bounds the post of a placeholder.
+const placeholderTimeout = 30 * time.Second
 
 // address is where r shows its view, for a Resumer; none when r cannot
 // say (its platform has no Resumer).

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -96,6 +97,63 @@ func TestFrozenReplicaDoesNotTouchAnAnswerItLost(t *testing.T) {
 	}
 	if late := r.updates[updatesBefore:]; len(late) > 0 {
 		t.Errorf("the frozen replica edited the message after it lost the question: %+v", late)
+	}
+}
+
+// frozenEnqueue is a question store on which the replica that stores a
+// question freezes once the store took it, before it hears so: frozen is
+// closed then, and it wakes once wake is.
+type frozenEnqueue struct {
+	questions.Store
+	frozen, wake chan struct{}
+}
+
+func (f *frozenEnqueue) Enqueue(ctx context.Context, job questions.Job, keys []string, maxWaiting int) (int, error) {
+	ahead, err := f.Store.Enqueue(ctx, job, keys, maxWaiting)
+	close(f.frozen) // one question
+	<-f.wake
+	return ahead, err
+}
+
+// A replica frozen between storing a question and posting its
+// placeholder (here, as the store takes it), past the grace after which another replica takes the
+// question over as its replica's loss, posts no placeholder when it
+// wakes: the other replica answered with a message of its own, and a
+// placeholder posted after it would be left waiting for ever.
+func TestFrozenReplicaPostsNoPlaceholderForAQuestionTakenOver(t *testing.T) {
+	clock := newTestClock()
+	mem := questions.NewMemory(clock.now)
+	c := &chat{all: map[string]*recorder{}}
+	const lease = 10 * time.Minute
+	// Not started: the frozen replica's workers claim nothing.
+	frozen := &frozenEnqueue{Store: mem, frozen: make(chan struct{}), wake: make(chan struct{})}
+	a := NewDispatcher(Config{Agent: echo(), Questions: frozen, Shared: true, Owner: "a", Lease: lease, Now: clock.now})
+	a.Resume("test", c.resume)
+	submitted := make(chan error, 1)
+	go func() { submitted <- a.Submit(context.Background(), msg("t1", "refunds?"), c.replier("q1")) }()
+	select {
+	case <-frozen.frozen:
+	case <-time.After(time.Minute): // a guard, not a timing
+		t.Fatal("the first replica did not get to its placeholder")
+	}
+	clock.add(lease + time.Second)
+	b := start(t, Config{Agent: echo(), Questions: mem, Shared: true, Owner: "b", Lease: lease, Now: clock.now, Poll: time.Millisecond})
+	b.Resume("test", c.resume)
+	r := c.replier("q1")
+	if v := r.wait(t); v.Final == nil || v.Final.Answer != "answer to refunds?" {
+		t.Fatalf("final view %+v, want the second replica's answer", v)
+	}
+	close(frozen.wake)
+	if err := <-submitted; err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.started != 0 || len(r.finished) != 1 {
+		t.Errorf("%d placeholders and %d answers in the thread; want the answer alone", r.started, len(r.finished))
 	}
 }
 
@@ -228,13 +286,19 @@ func (c *threads) Load(_ context.Context, id string) (agent.Thread, error) {
 	return agent.Thread{ID: id}, nil
 }
 
-func (c *threads) Save(_ context.Context, t agent.Thread) error {
+func (c *threads) Update(_ context.Context, id string, change func(*agent.Thread)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.down {
 		return errStoreDown
 	}
-	c.all[t.ID] = t
+	t, ok := c.all[id]
+	if !ok {
+		t = agent.Thread{ID: id}
+	}
+	t.Turns = slices.Clone(t.Turns)
+	change(&t)
+	c.all[id] = t
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/switchboard/switchboard/internal/threadstore"
 )
@@ -35,6 +36,22 @@ func (r threadRows) Put(ctx context.Context, id string, state []byte) error {
 		ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated = excluded.updated`,
 		id, string(stripNULEscapes(state)), r.db.now())
 	return err
+}
+
+// Swap compares the rows as jsonb: old is the state as Get returned it.
+func (r threadRows) Swap(ctx context.Context, id string, old []byte, found bool, state []byte) (bool, error) {
+	var (
+		tag pgconn.CommandTag
+		err error
+	)
+	if found {
+		tag, err = r.db.pool.Exec(ctx, `UPDATE threads SET state = $3, updated = $4 WHERE id = $1 AND state = $2::jsonb`,
+			id, string(old), string(stripNULEscapes(state)), r.db.now())
+	} else {
+		tag, err = r.db.pool.Exec(ctx, `INSERT INTO threads (id, state, updated) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`,
+			id, string(stripNULEscapes(state)), r.db.now())
+	}
+	return err == nil && tag.RowsAffected() == 1, err
 }
 
 func (r threadRows) Prune(ctx context.Context, olderThan time.Time) (int, error) {

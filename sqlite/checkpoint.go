@@ -34,6 +34,25 @@ func (r threadRows) Put(ctx context.Context, id string, state []byte) error {
 	return err
 }
 
+func (r threadRows) Swap(ctx context.Context, id string, old []byte, found bool, state []byte) (bool, error) {
+	var (
+		res sql.Result
+		err error
+	)
+	if found {
+		res, err = r.db.db.ExecContext(ctx, `UPDATE threads SET state = ?, updated = ? WHERE id = ? AND state = ?`,
+			string(state), r.db.now().UnixMilli(), id, string(old))
+	} else {
+		res, err = r.db.db.ExecContext(ctx, `INSERT INTO threads (id, state, updated) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			id, string(state), r.db.now().UnixMilli())
+	}
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
 func (r threadRows) Prune(ctx context.Context, olderThan time.Time) (int, error) {
 	res, err := r.db.db.ExecContext(ctx, `DELETE FROM threads WHERE updated < ?`, olderThan.UnixMilli())
 	if err != nil {

@@ -41,6 +41,7 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 		{"RetrieveRespectsChannelSources", testSources},
 		{"RetrievePrefersTheChannelLookedAt", testPrefer},
 		{"CheckpointerRoundTripAndPrune", testCheckpointer},
+		{"CheckpointerUpdateKeepsTurnsStoredMeanwhile", testCheckpointerUpdate},
 		{"RetentionPrunesThreadsOnSchedule", testRetention},
 		{"CheckEmbedding", testCheckEmbedding},
 		{"ChannelSettings", testChannels},
@@ -572,6 +573,55 @@ func testPrefer(t *testing.T, s Store) {
 				t.Errorf("embedder %v, prefer %q: %v, %v; want %s first of 3", emb != nil, tc.prefer, titles, err, tc.first)
 			}
 		}
+	}
+}
+
+// A turn added by Update goes into the thread as stored when it is
+// written: a turn another replica stored between the read and the write
+// (a replica frozen past its claim stores its turn late) is kept, and the
+// late turn takes its place by when it was asked.
+func testCheckpointerUpdate(t *testing.T, s Store) {
+	ctx := context.Background()
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	*s.Now = func() time.Time { return now }
+	c := s.Checkpointer
+	const id = "slack:T1:C1:777.000"
+	turn := func(q string, asked int) func(*agent.Thread) {
+		return func(th *agent.Thread) {
+			th.Append(agent.Turn{Question: q, Answer: "answer to " + q, Route: agent.RouteDirect, At: now,
+				Asked: now.Add(time.Duration(asked) * time.Second)})
+		}
+	}
+	if err := c.Update(ctx, id, turn("q0", 0)); err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	err := c.Update(ctx, id, func(th *agent.Thread) {
+		if reads++; reads == 1 {
+			// Another replica stores its turn between this read and
+			// this write.
+			if err := c.Update(ctx, id, turn("q2", 2)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		turn("q1", 1)(th)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Load(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, turn := range got.Turns {
+		order = append(order, turn.Question)
+	}
+	if strings.Join(order, " ") != "q0 q1 q2" || reads != 2 {
+		t.Errorf("thread %v after %d reads, want q0 q1 q2 after 2: the turn stored meanwhile kept", order, reads)
+	}
+	if err := c.Update(ctx, "", turn("q", 0)); err == nil {
+		t.Error("updated a thread without an id")
 	}
 }
 

@@ -175,6 +175,7 @@ type Documents interface {
 type Checkpointer interface {
 	Load(ctx context.Context, id string) (agent.Thread, error)
 	Save(ctx context.Context, t agent.Thread) error
+	Update(ctx context.Context, id string, change func(*agent.Thread)) error
 	Prune(ctx context.Context, olderThan time.Time) (int, error)
 }
 

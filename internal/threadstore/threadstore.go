@@ -23,6 +23,10 @@ type Rows interface {
 	// Put saves state under id, replacing what was there, and stamps the
 	// row with the time of saving.
 	Put(ctx context.Context, id string, state []byte) error
+	// Swap saves state under id, and stamps the row, only if the row is
+	// still as Get returned it: old, or none when found is false.
+	// swapped is false when another save came between.
+	Swap(ctx context.Context, id string, old []byte, found bool, state []byte) (swapped bool, err error)
 	// Prune deletes the rows stamped before olderThan and returns how many
 	// it deleted.
 	Prune(ctx context.Context, olderThan time.Time) (int, error)
@@ -51,15 +55,63 @@ func (c *Checkpointer) Load(ctx context.Context, id string) (agent.Thread, error
 	if err != nil {
 		return agent.Thread{}, fmt.Errorf("%s: load thread %q: %w", c.store, id, err)
 	}
-	if !found {
-		return agent.Thread{ID: id}, nil
-	}
-	var t agent.Thread
-	if err := json.Unmarshal(state, &t); err != nil {
+	t, err := decode(id, state, found)
+	if err != nil {
 		return agent.Thread{}, fmt.Errorf("%s: load thread %q: %w", c.store, id, err)
+	}
+	return t, nil
+}
+
+// decode is the thread id saved as state; an empty one when none is
+// (found false).
+func decode(id string, state []byte, found bool) (agent.Thread, error) {
+	var t agent.Thread
+	if found {
+		if err := json.Unmarshal(state, &t); err != nil {
+			return agent.Thread{}, err
+		}
 	}
 	t.ID = id
 	return t, nil
+}
+
+// updateAttempts bounds the reads of one Update. Another read is needed
+// only when another save came between the read and the write; a thread's
+// questions are answered one at a time, so that is a replica that lost
+// its claim storing its turn late, not a stream of saves.
+const updateAttempts = 10
+
+// Update implements agent.Checkpointer: the thread is read, changed and
+// written back only if no other save came between (Rows.Swap), else read
+// again.
+func (c *Checkpointer) Update(ctx context.Context, id string, change func(*agent.Thread)) error {
+	if id == "" {
+		return errors.New(c.store + ": update thread: empty id")
+	}
+	for range updateAttempts {
+		old, found, err := c.rows.Get(ctx, id)
+		if err != nil {
+			return fmt.Errorf("%s: update thread %q: %w", c.store, id, err)
+		}
+		t, err := decode(id, old, found)
+		if err != nil {
+			return fmt.Errorf("%s: update thread %q: %w", c.store, id, err)
+		}
+		change(&t)
+		t.ID = id
+		state, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Errorf("%s: update thread %q: %w", c.store, id, err)
+		}
+		swapped, err := c.rows.Swap(ctx, id, old, found, state)
+		if err != nil {
+			return fmt.Errorf("%s: update thread %q: %w", c.store, id, err)
+		}
+		if swapped {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: update thread %q: saved by others between each of %d reads", c.store, id, updateAttempts)
 }
 
 // Save stores t under t.ID, replacing what was there. The row is stamped

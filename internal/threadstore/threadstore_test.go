@@ -26,6 +26,14 @@ func (m *mapRows) Put(_ context.Context, id string, state []byte) error {
 	return m.err
 }
 
+func (m *mapRows) Swap(_ context.Context, id string, old []byte, found bool, state []byte) (bool, error) {
+	if cur, ok := m.states[id]; ok != found || string(cur) != string(old) {
+		return false, m.err
+	}
+	m.states[id] = state
+	return true, m.err
+}
+
 func (m *mapRows) Prune(context.Context, time.Time) (int, error) { return 0, m.err }
 
 // The round trip and Prune are checked on the real stores
