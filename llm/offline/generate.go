@@ -308,7 +308,8 @@ type docSentence struct {
 // documentSentences splits a text document's content into sentences: list
 // markers stripped, hard-wrapped lines joined, table rows written as
 // "Column: value" sentences, headings (Markdown, or short lines without
-// punctuation) taken as the heading of what follows. At most maxSentences.
+// punctuation that are not list items) taken as the heading of what
+// follows. At most maxSentences.
 func documentSentences(d agent.Document) []docSentence {
 	var out []docSentence
 	heading := ""
@@ -319,7 +320,10 @@ func documentSentences(d agent.Document) []docSentence {
 			break
 		}
 		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "#") || looksLikeHeading(t) {
+		// A list item is content, however short ("**Canary** - \"A small
+		// first deploy\"" in a glossary), never the heading of what follows.
+		item := words.StripBullet(t) != t
+		if strings.HasPrefix(t, "#") || !item && looksLikeHeading(t) {
 			heading = strings.TrimSpace(strings.TrimLeft(t, "#"))
 			continue
 		}
