@@ -566,6 +566,12 @@ func (f questionFocus) missesTopic(missing []int) bool {
 // that says who leads it; the thing asked about is the meeting. The
 // numbers a question states are never optional ("six weeks").
 func (f questionFocus) optional(k keyword) bool {
+	if (f.when || f.quantity) && isA(k.Lower, "time unit", "time period") {
+		// "Which day of the week?", "how many hours a day?": a unit of
+		// time in a question that asks for a time or an amount names the
+		// kind of answer, not its topic.
+		return true
+	}
 	if f.polar || !k.chat || focusSuperlatives[k.Lower] {
 		// A yes/no question asks whether its verb holds: "Can I carry
 		// vacation over?" is not answered by a sentence about vacation.
