@@ -153,7 +153,7 @@ func focusIn(all, asks []string) questionFocus {
 			f.numText = append(f.numText, t.Text)
 		}
 	}
-	for _, n := range words.Numbers(strings.Join(asks, " ")) { // not the scene's: "five years now"
+	for _, n := range words.Numbers(codes.ReplaceAllString(strings.Join(asks, " "), " ")) { // not the scene's ("five years now"), nor a code's ("EDNS0")
 		f.numbers = append(f.numbers, n)
 		f.numText = append(f.numText, n)
 	}

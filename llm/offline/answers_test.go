@@ -272,3 +272,14 @@ func TestFocusOfScene(t *testing.T) {
 		t.Errorf("numbers = %q: the scene's five is not asked about", f.numbers)
 	}
 }
+
+// The digits of a code are part of its name, not a number the answer must
+// state: "EDNS0" does not ask about zero.
+func TestFocusOfCodes(t *testing.T) {
+	if f := focusOf("Can I turn off EDNS0 headers for int32 lookups?"); len(f.numbers) != 0 {
+		t.Errorf("focusOf numbers = %v, want none", f.numbers)
+	}
+	if f := focusOf("Is the limit 3 requests a second?"); !slices.Equal(f.numbers, []string{"3"}) {
+		t.Errorf("focusOf numbers = %v, want [3]", f.numbers)
+	}
+}
