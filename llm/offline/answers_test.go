@@ -105,7 +105,7 @@ func TestCheckAnswers(t *testing.T) {
 			answer:  "When a holiday occurs during summer hours, you can take the holiday off or your normal summer day off [1]. We limit ourselves to a 40-hour (32-hour in the summer) work week [1].",
 			missing: "when"},
 		{name: "which day of the week: the week is the kind of answer", question: "Which day of the week does payroll run?",
-			docs: []agent.Document{{ID: "handbook/pay.md#0", Title: "Pay", Route: agent.RouteVector, Content: "Payroll runs every Thursday."}},
+			docs:    []agent.Document{{ID: "handbook/pay.md#0", Title: "Pay", Route: agent.RouteVector, Content: "Payroll runs every Thursday."}},
 			answers: true},
 		{name: "how long, answered", question: "How long is the waiting period for short-term disability?",
 			docs: []agent.Document{disabilityDoc}, answers: true},
