@@ -9,7 +9,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/internal/text"
@@ -103,14 +102,7 @@ func fnvString(h uint64, s string) uint64 {
 // name (local-hash-N, see cmd/bot). Dropping them would change those
 // vectors and not the name. Empty this when the name changes;
 // TestEmbedderFormat pins the vectors.
-var embedsStopword = func() map[string]bool {
-	m := make(map[string]bool)
-	for _, w := range strings.Fields(`give list per vs whether although unless whereas whilst via upon onto
-whenever whichever whoever among amongst beside toward towards versus whereby wherein oneself cannot`) {
-		m[w] = true
-	}
-	return m
-}()
+var embedsStopword = map[string]bool{"give": true, "list": true, "per": true, "vs": true}
 
 func embedOne(s string, dim int) []float32 {
 	toks := words.Tokens(text.ClipBytes(s, maxEmbedText))

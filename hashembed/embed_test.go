@@ -88,23 +88,17 @@ func TestEmbedderVectors(t *testing.T) {
 // stopwords, weights, hashing) must come with a new name, or old vectors
 // stop meeting new queries. The text has stopwords of both lists.
 func TestEmbedderFormat(t *testing.T) {
-	for text, want := range map[string]uint64{
-		"Give me a list: meals vs gifts, in EUR per person? Can you tell me, thanks!": 0x3f58a1d0b5de228e,
-		// Function words that became fillers after vectors were stored.
-		"Decide whether backups run upon shutdown, via the flag, unless told otherwise; whoever cannot, among others, asks towards noon.": 0xc427be42df439bca,
-	} {
-		vs, err := New(0).Embed(context.Background(), []string{text})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := fnv.New64a()
-		for _, f := range vs[0] {
-			b := math.Float32bits(f)
-			h.Write([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24)})
-		}
-		if got := h.Sum64(); got != want {
-			t.Errorf("%q: vector hash %#x, want %#x: the embedder's features changed", text, got, want)
-		}
+	vs, err := New(0).Embed(context.Background(), []string{"Give me a list: meals vs gifts, in EUR per person? Can you tell me, thanks!"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := fnv.New64a()
+	for _, f := range vs[0] {
+		b := math.Float32bits(f)
+		h.Write([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24)})
+	}
+	if got, want := h.Sum64(), uint64(0x3f58a1d0b5de228e); got != want {
+		t.Errorf("vector hash %#x, want %#x: the embedder's features changed", got, want)
 	}
 }
 
