@@ -172,13 +172,7 @@ shes shouldnt such thank thanks thats theirs themselves theres theyd theyll they
 since till too under until up very want wasnt wed well werent weve whats whens wheres while whos whose whys
 wont wouldnt yes yet youd youll youre youve yours yourself yourselves hi hello hey ok okay one two
 three four five six seven eight nine ten anything something everything many someone somebody anyone
-anybody` +
-		// Function words WordNet does not have, which would otherwise
-		// pass for jargon, the surest sign of a topic: WordNet holds only
-		// nouns, verbs, adjectives and adverbs, so the conjunctions,
-		// prepositions and pronouns it lacks are listed here.
-		` whether although unless whereas whilst via upon onto whenever whichever whoever among amongst
-beside toward towards versus whereby wherein oneself cannot`)
+anybody`)
 	maps.Copy(m, stopwords)
 	return m
 }()
