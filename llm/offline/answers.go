@@ -127,6 +127,13 @@ func focusOf(question string) questionFocus {
 		}
 	}
 	if len(asks) < len(all) {
+		if m := quoted.FindStringSubmatch(clip(question, maxQuestion)); m != nil {
+			// "someone said 'wilco' on the bridge, what's that mean?":
+			// "that" is the quoted word, not the bridge.
+			q := focusIn([]string{m[1]}, []string{m[1]})
+			q.quantity, q.when, q.who, q.polar, q.how = f.quantity, f.when, f.who, f.polar, f.how
+			return q
+		}
 		f = focusIn(all, all)
 	}
 	return f
