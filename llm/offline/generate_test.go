@@ -196,6 +196,28 @@ func TestGenerateQuotesShortListItems(t *testing.T) {
 	}
 }
 
+// A sentence that ends in a colon is completed by the list after it: the
+// item that answers need not repeat the question's words, the lead does.
+func TestGenerateCompletesAListsLead(t *testing.T) {
+	doc := agent.Document{
+		Title: "Badge office",
+		Content: "## Readers\n\nThe office hands out a few kinds of card readers for laptops:\n\n" +
+			"- A folding \"clamshell\" reader\n" +
+			"- A small plug-in reader that stays in the port\n\n" +
+			"Return a broken reader to the front desk.",
+		Route: agent.RouteVector,
+	}
+	ans, err := testBrain().Generate(context.Background(), agent.GenerateRequest{
+		Question: "which kinds of card readers does the office hand out?", Docs: []agent.Document{doc},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ans, "clamshell") || !strings.Contains(ans, "plug-in reader") {
+		t.Errorf("answer does not quote the list the lead opens:\n%s", ans)
+	}
+}
+
 func TestGenerateQuotesTableRows(t *testing.T) {
 	doc := agent.Document{
 		Title: "Travel",
