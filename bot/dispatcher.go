@@ -468,11 +468,9 @@ func (d *Dispatcher) answer(ctx context.Context, j job) (done bool) {
 			log.Error("could not tell the asker", "err", perr)
 		}
 	}
-	if err := d.finish(fctx, j.r, v, log); err != nil {
-		log.Error("could not post the answer; it is given back to be answered again", "err", err)
-		return false
-	}
 	if v.Final != nil && d.cfg.Feedback != nil {
+		// Kept before it is shown: its buttons (👍, Share, Ask an expert)
+		// read it back, and a person may press one the moment it appears.
 		kept := res
 		kept.Trace = nil // what Present reads is kept, not each step of the run
 		a := feedback.Answer{ID: v.AnswerID, Thread: j.in.ThreadKey(), User: j.in.User, Question: j.in.Text,
@@ -480,6 +478,10 @@ func (d *Dispatcher) answer(ctx context.Context, j job) (done bool) {
 		if err := d.cfg.Feedback.SaveAnswer(fctx, a); err != nil {
 			log.Error("could not save the answer for feedback", "err", err)
 		}
+	}
+	if err := d.finish(fctx, j.r, v, log); err != nil {
+		log.Error("could not post the answer; it is given back to be answered again", "err", err)
+		return false
 	}
 	return true
 }

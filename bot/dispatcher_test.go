@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/feedback"
 )
 
 // askerFunc adapts a function to Asker.
@@ -396,4 +397,47 @@ func TestSubmitBeforeStart(t *testing.T) {
 	d.Start(context.Background())
 	defer d.Shutdown(context.Background())
 	r.wait(t)
+}
+
+// keptAnswers is a FeedbackStore in memory.
+type keptAnswers struct {
+	mu   sync.Mutex
+	kept map[string]bool
+}
+
+func (k *keptAnswers) SaveAnswer(_ context.Context, a feedback.Answer) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.kept[a.ID] = true
+	return nil
+}
+
+func (k *keptAnswers) SaveVote(context.Context, string, string, int) error { return nil }
+
+// pressingRecorder presses a button of the answer as it is shown: the
+// answer must already be kept, or the press finds nothing.
+type pressingRecorder struct {
+	*recorder
+	store *keptAnswers
+	found bool
+}
+
+func (r *pressingRecorder) Finish(ctx context.Context, v View) error {
+	r.store.mu.Lock()
+	r.found = r.store.kept[v.AnswerID]
+	r.store.mu.Unlock()
+	return r.recorder.Finish(ctx, v)
+}
+
+func TestAnswerIsKeptBeforeItIsShown(t *testing.T) {
+	store := &keptAnswers{kept: make(map[string]bool)}
+	d := start(t, Config{Agent: echo(), Feedback: store})
+	r := &pressingRecorder{recorder: newRecorder(), store: store}
+	if err := d.Submit(context.Background(), msg("t1", "hello"), r); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t)
+	if !r.found {
+		t.Error("the answer was shown before it was kept: a button pressed at once finds no answer")
+	}
 }
