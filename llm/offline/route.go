@@ -272,10 +272,8 @@ invoices sla support switchboard`)
 )
 
 // generalKnowledge reports whether a question asks for general knowledge
-// outside the company: who wrote/invented/discovered/painted, the capital
-// of, what year did, how far/tall/big is the, define X, what does X mean,
-// translate. It never holds for a question with a company cue or a
-// current-events cue.
+// outside the company (generalPhrases). It never holds for a question with
+// a company cue or a current-events cue.
 func generalKnowledge(toks []words.Token, padded string) bool {
 	if len(toks) < 2 || hasAny(padded, newsWords) || hasAny(padded, nowWords) || hasAny(padded, internalWords) {
 		return false
@@ -285,44 +283,5 @@ func generalKnowledge(toks []words.Token, padded string) bool {
 			return false
 		}
 	}
-	if hasAny(padded, generalPhrases) {
-		return true
-	}
-	first, last := toks[0].Lower, toks[len(toks)-1].Lower
-	switch {
-	case first == "define" || first == "translate":
-		return plainTerm(toks[1:])
-	case len(toks) >= 4 && first == "what" && toks[1].Lower == "does" && last == "mean":
-		return plainTerm(toks[2:len(toks)-1]) && !namesOne(toks[2:len(toks)-1])
-	}
-	return false
-}
-
-// namesOne reports whether a capitalised word is among toks: "what does
-// the In Review status mean?" asks about a name of ours.
-func namesOne(toks []words.Token) bool {
-	for _, t := range toks {
-		if t.Text != t.Lower {
-			return true
-		}
-	}
-	return false
-}
-
-// plainTerm reports whether the words to define or translate look like
-// ordinary language rather than jargon: no acronyms ("SLA", "RTO") and no
-// codes with digits ("P1"), which are more likely defined in our documents.
-func plainTerm(toks []words.Token) bool {
-	if len(toks) == 0 {
-		return false
-	}
-	for _, t := range toks {
-		if strings.ContainsAny(t.Text, "0123456789") {
-			return false
-		}
-		if n := len([]rune(t.Text)); n >= 2 && t.Text == strings.ToUpper(t.Text) {
-			return false
-		}
-	}
-	return true
+	return hasAny(padded, generalPhrases)
 }
