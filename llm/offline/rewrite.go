@@ -17,18 +17,13 @@ const maxQueryTerms = 16
 // Rewrite proposes a new search after one found nothing relevant: first
 // where to look (see rewriteRoute), then a query never sent there before.
 //
-// The queries for a route are tried in this order, starting after as many
-// as that route has already been asked, and skipping any already searched
-// there:
-//
-//  0. the question itself, for a route that has not seen it (a switch);
-//  1. the keywords alone, without the question's filler words;
-//  2. the keywords plus their related words from WordNet (retain →
-//     retention, car → automobile; see related.go), for documents that use
-//     other words;
-//  3. only the two or three most specific keywords, for documents that
-//     mention the topic without the rest of the question's words;
-//  4. the keywords' stems ("moonlight" for "moonlighting").
+// The queries (queryIdeas) are tried in order, starting after as many as
+// that route has already been asked, and skipping any already searched
+// there: the question itself, for a route that has not seen it (a switch);
+// then its keywords plus their related words from WordNet (retain →
+// retention, car → automobile; see related.go), for documents that use
+// other words. The keywords alone, their stems and the most specific of
+// them were tried as well, and found no answer the others did not.
 //
 // It always returns a non-empty query. Only when every idea has been
 // searched on the route is it one already tried, which tells the agent that
@@ -58,34 +53,22 @@ func (b *Brain) Rewrite(ctx context.Context, req agent.RewriteRequest) (agent.Re
 	return agent.Rewrite{Query: ideas[min(1, len(ideas)-1)], Route: route}, nil
 }
 
-// queryIdeas are the candidate queries of Rewrite, in order; none is empty
-// and there is at least one.
+// queryIdeas are the candidate queries of Rewrite, in order: the question
+// itself, then its keywords with their related words (those of the last
+// query tried when the question has none). None is empty and there is at
+// least one.
 func queryIdeas(question string, tried []agent.Tried) []string {
 	var ideas []string
-	add := func(q string) {
-		if q = strings.TrimSpace(q); q != "" && !slices.Contains(ideas, q) {
-			ideas = append(ideas, q) // one idea once: a word may have no related words
+	for _, q := range []string{strings.Join(strings.Fields(clip(question, 1000)), " "), expandedQuery(keywords(question))} {
+		if q != "" && !slices.Contains(ideas, q) {
+			ideas = append(ideas, q)
 		}
 	}
-	add(strings.Join(strings.Fields(clip(question, 1000)), " "))
-	kws := keywords(question)
-	if len(kws) == 0 && len(tried) > 0 {
-		kws = keywords(clip(tried[len(tried)-1].Query, maxQuestion))
+	if len(ideas) == 0 && len(tried) > 0 {
+		ideas = append(ideas, strings.Join(strings.Fields(clip(tried[len(tried)-1].Query, 1000)), " "))
 	}
-	if len(kws) > 0 {
-		add(plainQuery(kws))
-		add(expandedQuery(kws))
-		add(specificQuery(kws))
-		add(stemQuery(kws))
-	} else {
-		// Nothing but stopwords: the words themselves are all there is.
-		add(strings.ToLower(strings.Join(strings.Fields(clip(question, 300)), " ")))
-		if len(tried) > 0 {
-			add(strings.Join(strings.Fields(clip(tried[len(tried)-1].Query, 300)), " "))
-		}
-	}
-	if len(ideas) == 0 {
-		ideas = append(ideas, "help")
+	if len(ideas) == 0 || ideas[0] == "" {
+		ideas = []string{"help"}
 	}
 	return ideas
 }
@@ -225,25 +208,6 @@ func article(noun string) string {
 	return "a " + noun
 }
 
-// plainQuery is the keywords, lowercased, in the question's order.
-func plainQuery(kws []keyword) string {
-	var ws []string
-	for _, k := range kws[:min(len(kws), maxQueryTerms)] {
-		ws = append(ws, k.Lower)
-	}
-	return strings.Join(ws, " ")
-}
-
-// stemQuery is the keywords' stems, which match more forms of each word
-// in backends that match by prefix.
-func stemQuery(kws []keyword) string {
-	var ws []string
-	for _, k := range kws[:min(len(kws), maxQueryTerms)] {
-		ws = append(ws, k.Stem)
-	}
-	return strings.Join(ws, " ")
-}
-
 // expandedQuery is the keywords followed by their related words (WordNet's
 // derived forms and synonyms, see relatedTo): the first
 // synonym of each specific keyword, then of each generic one, then the
@@ -293,34 +257,3 @@ func expandedQuery(kws []keyword) string {
 	return strings.Join(ws, " ")
 }
 
-// specificQuery keeps the most specific keywords: specific before generic,
-// then longer before shorter (long words are rarer), at most three and
-// always one fewer than the question has, so that it differs from the
-// plain query. They stay in the question's order.
-func specificQuery(kws []keyword) string {
-	n := 3
-	if len(kws) <= 3 {
-		n = max(len(kws)-1, 1)
-	}
-	idx := make([]int, len(kws))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		ka, kb := kws[a], kws[b]
-		if ka.weight != kb.weight {
-			if ka.weight > kb.weight {
-				return -1
-			}
-			return 1
-		}
-		return len(kb.Lower) - len(ka.Lower)
-	})
-	idx = idx[:n]
-	slices.Sort(idx)
-	ws := make([]string, 0, n)
-	for _, i := range idx {
-		ws = append(ws, kws[i].Lower)
-	}
-	return strings.Join(ws, " ")
-}
