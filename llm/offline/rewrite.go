@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/kb/words"
@@ -106,7 +105,7 @@ func (b *Brain) rewriteRoute(ctx context.Context, question string, req agent.Rew
 	switch req.Route {
 	case agent.RouteVector, agent.RouteWeb:
 		if len(names) > 0 && can(agent.RouteGraph) && asked(agent.RouteGraph) == 0 {
-			return agent.RouteGraph, names[0].what + " is in the knowledge graph", nil
+			return agent.RouteGraph, names[0] + " is in the knowledge graph", nil
 		}
 		if req.Route == agent.RouteWeb && can(agent.RouteVector) && asked(agent.RouteVector) == 0 {
 			toks := words.Tokens(question)
@@ -142,62 +141,22 @@ func aboutDocuments(question string) bool {
 	return false
 }
 
-// graphName is an entity of the knowledge graph that a question names.
-type graphName struct {
-	name string
-	what string // for a reason: "Geitost (a product)"
-}
-
-// graphNames returns the graph entities the question names as names: with
-// a capital letter where the question has any ("Who makes Geitost?"), so
-// that an entity called Produce does not send "How do I produce a
-// report?" to the graph. An all-lowercase question is taken at its word.
-//
-// This is the rewriter's one hook into the graph: the entity index of the
-// offline Brain (b.index), as the router uses it.
-func (b *Brain) graphNames(ctx context.Context, question string) ([]graphName, error) {
+// graphNames describes the graph entities the question names (mentioned):
+// "Geitost (a product)". This is the rewriter's one hook into the graph.
+func (b *Brain) graphNames(ctx context.Context, question string) ([]string, error) {
 	idx, err := b.index(ctx)
 	if err != nil || idx == nil {
 		return nil, err
 	}
-	toks := words.Tokens(question)
-	cased := question != strings.ToLower(question)
-	var out []graphName
-	for _, e := range idx.Match(question) {
-		if cased && !writtenAsName(toks, e.Name) {
-			continue
-		}
+	var out []string
+	for _, e := range mentioned(question, words.Tokens(question), idx) {
 		what := e.Name
 		if len(e.Labels) > 0 {
 			what += " (" + article(strings.ToLower(e.Labels[0])) + ")"
 		}
-		out = append(out, graphName{name: e.Name, what: what})
+		out = append(out, what)
 	}
 	return out, nil
-}
-
-// writtenAsName reports whether the words of name occur in toks with a
-// capital letter among them. A name the tokens cannot find (other
-// punctuation than the index's) counts as written as a name.
-func writtenAsName(toks []words.Token, name string) bool {
-	want := words.Tokens(name)
-	if len(want) == 0 {
-		return false
-	}
-	for i := 0; i+len(want) <= len(toks); i++ {
-		match, upper := true, false
-		for j, w := range want {
-			if toks[i+j].Lower != w.Lower {
-				match = false
-				break
-			}
-			upper = upper || strings.IndexFunc(toks[i+j].Text, unicode.IsUpper) >= 0
-		}
-		if match {
-			return upper
-		}
-	}
-	return true
 }
 
 // article puts "a" or "an" before a noun.
