@@ -490,24 +490,10 @@ func graphLead(question string, rows []string) string {
 		return ""
 	}
 	slices.Sort(names)
-	list := names[0]
 	if len(names) > 1 {
-		list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+		label = plural(label)
 	}
-	return pluralLabel(label, len(names)) + ": " + list + " " + strings.Join(cites, "") + "."
-}
-
-// pluralLabel is a label as a heading for n entities: Supplier → Suppliers.
-func pluralLabel(label string, n int) string {
-	switch {
-	case n == 1:
-		return label
-	case strings.HasSuffix(label, "y") && !strings.HasSuffix(label, "ey"):
-		return strings.TrimSuffix(label, "y") + "ies"
-	case strings.HasSuffix(label, "s"):
-		return label + "es"
-	}
-	return label + "s"
+	return label + ": " + joinList(names) + " " + strings.Join(cites, "") + "."
 }
 
 func rowMatches(line string, kws []keyword, ents []string) bool {

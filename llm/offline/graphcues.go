@@ -178,11 +178,14 @@ func ownTopic(w string) bool {
 	return !can(w, lexicon.Verb) && !usually(w, lexicon.Adj, lexicon.Adv)
 }
 
-// plural writes a label in the plural for a reason: "supplier" →
-// "suppliers", "category" → "categories".
-func plural(stem string) string {
-	if strings.HasSuffix(stem, "y") {
-		return strings.TrimSuffix(stem, "y") + "ies"
+// plural writes a label in the plural: "supplier" → "suppliers",
+// "Category" → "Categories", "Key" → "Keys", "Address" → "Addresses".
+func plural(label string) string {
+	switch {
+	case strings.HasSuffix(label, "y") && !strings.HasSuffix(label, "ey"):
+		return strings.TrimSuffix(label, "y") + "ies"
+	case strings.HasSuffix(label, "s"):
+		return label + "es"
 	}
-	return stem + "s"
+	return label + "s"
 }
