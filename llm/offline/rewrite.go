@@ -215,4 +215,3 @@ func expandedQuery(kws []keyword) string {
 	}
 	return strings.Join(ws, " ")
 }
-

@@ -267,10 +267,6 @@ func appendVariants(dst []string, t words.Token) []string {
 	return dst
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func isLetterASCII(c byte) bool { return c >= 'a' && c <= 'z' }
-
 // joinList writes words as "a, b and c".
 func joinList(items []string) string {
 	switch len(items) {
