@@ -45,8 +45,8 @@ type candidate struct {
 //
 // Sentences of text documents are scored by the share of the question's
 // topic keyword weight they contain (a synonym counts three quarters; the
-// words that only shape the question, "how long", "limit", count as a
-// small bonus), plus small bonuses for appearing early in their document,
+// words that only shape the question, "how long", "limit", do not count),
+// plus small bonuses for appearing early in their document,
 // under a heading (or title) that matches the question, and for stating
 // the kind of answer asked for: an amount for "how many", a time for
 // "when", a name or a role for "who". A sentence loses a fifth when a name
@@ -196,21 +196,9 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 			headingSet = headingSets[ds.heading]
 		}
 		set := docStemSet(s)
-		var got, frame float64
-		inHeading := false
-		var own map[string]bool // the set without "this policy": see ownMentions
+		got, inHeading := 0.0, false
 		for _, k := range kws {
-			kset := set
-			if !k.frame {
-				if own == nil {
-					own = ownMentions(s, titleSet)
-				}
-				kset = own
-			}
-			share, _, _ := matchShare(k, kset)
-			if k.frame && !k.number {
-				frame += share * k.weight // "limit", "ten": the sentence speaks of what is asked
-			} else {
+			if share, _, _ := matchShare(k, set); !k.frame || k.number {
 				got += share * k.weight
 			}
 			if ok, _ := matchIn(k, headingSet); ok && !k.frame {
@@ -221,7 +209,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 		if got == 0 {
 			continue
 		}
-		score := got/total + 0.1*max(0, 1-float64(ds.pos)/50) + 0.05*min(frame, 1)
+		score := got/total + 0.1*max(0, 1-float64(ds.pos)/50)
 		if inHeading {
 			score += 0.15
 		}
@@ -239,30 +227,9 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 			// speaks of what the sentence before it named.
 			score = max(score, continuedShare*inherited)
 		}
-		out = append(out, candidate{doc: doc, pos: ds.pos, text: clipQuote(balanceBold(s), maxQuoteLen), score: score})
+		out = append(out, candidate{doc: doc, pos: ds.pos, text: clipQuote(s, maxQuoteLen), score: score})
 	}
 	return out
-}
-
-// ownMentions returns the stem set of a sentence without the words with
-// which a document speaks of itself: a generic word or a word of its title
-// after "this" or "these" ("This policy explains…" in the Refund Policy,
-// "these guidelines"). They say nothing of the question's topic, so they
-// do not count as the question's "policy".
-func ownMentions(s string, title map[string]bool) map[string]bool {
-	set := make(map[string]bool)
-	var buf [4]string
-	toks := words.Tokens(s)
-	for i, t := range toks {
-		if i > 0 && (toks[i-1].Lower == "this" || toks[i-1].Lower == "these") && (vague(t.Lower) || title[t.Stem]) {
-			continue
-		}
-		set[t.Stem] = true
-		for _, v := range appendVariants(buf[:0], t) {
-			set[v] = true
-		}
-	}
-	return set
 }
 
 // continuedShare is what a sentence that continues the one before it
