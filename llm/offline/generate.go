@@ -198,7 +198,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 		set := docStemSet(s)
 		got, inHeading := 0.0, false
 		for _, k := range kws {
-			if share, _, _ := matchShare(k, set); !k.frame || k.number {
+			if share, _ := matchShare(k, set); !k.frame || k.number {
 				got += share * k.weight
 			}
 			if ok, _ := matchIn(k, headingSet); ok && !k.frame {

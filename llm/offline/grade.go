@@ -96,7 +96,7 @@ func matchKeywords(kws []keyword, set map[string]bool) keywordMatch {
 		if k.frame {
 			continue // "how long", "limit", "allowed", "ten": they ask, the topic is elsewhere
 		}
-		share, via, part := matchShare(k, set)
+		share, via := matchShare(k, set)
 		m.total += k.weight
 		countsSpecific := k.weight == 1
 		if countsSpecific {
@@ -106,23 +106,16 @@ func matchKeywords(kws []keyword, set map[string]bool) keywordMatch {
 		if share == 0 {
 			continue
 		}
-		if !part {
-			m.got += k.weight // a synonym is as good a sign of the topic as the word
-		} else {
-			m.got += share * k.weight // part of a phrase
-		}
+		m.got += k.weight // a synonym is as good a sign of the topic as the word
 		m.specific = m.specific || k.weight == 1
 		if countsSpecific {
 			m.specificGot += share
-			m.jargon = m.jargon || (!part && via == "" && !lexicon.Known(k.Lower) && len(lexicon.Lemmas(k.Lower)) == 0 && !strings.Contains(k.Lower, " "))
+			m.jargon = m.jargon || via == "" && !lexicon.Known(k.Lower) && !strings.Contains(k.Lower, " ")
 		}
-		switch {
-		case via == "":
-			m.matched = append(m.matched, k.Lower)
-		case !part:
+		if via != "" {
 			m.matched = append(m.matched, fmt.Sprintf("%s (as %s)", k.Lower, via))
-		default:
-			m.matched = append(m.matched, fmt.Sprintf("%s (%s only)", k.Lower, via))
+		} else {
+			m.matched = append(m.matched, k.Lower)
 		}
 	}
 	return m

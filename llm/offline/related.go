@@ -108,13 +108,6 @@ func baseOf(w string) string {
 	return ""
 }
 
-// light reports whether a word is a vague verb or particle ("take",
-// "look", "back"): it shapes a question more than it names its topic, and a
-// document is not relevant for containing it.
-func light(w string) bool {
-	return vague(w) && !usually(w, lexicon.Noun)
-}
-
 // vague reports whether a word says little about a topic on its own: a
 // word of many senses ("take", "way", "thing").
 func vague(w string) bool {

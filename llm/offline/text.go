@@ -201,37 +201,17 @@ func matchIn(k keyword, set map[string]bool) (ok bool, via string) {
 }
 
 // matchShare is how much of keyword k the stem set holds: 1 for the word
-// itself, synonymShare for a synonym, and for a phrase that is not there
-// whole, the share of its words that are ("public holidays" in a sentence
-// about local holidays: half), as if they had been asked one by one; via
-// names the synonym or the words found, and part says it is a phrase's
-// words.
-func matchShare(k keyword, set map[string]bool) (share float64, via string, part bool) {
-	if ok, via := matchIn(k, set); ok {
-		if via == "" {
-			return 1, "", false
-		}
-		return synonymShare, via, false
+// itself (a phrase's words all), synonymShare for a synonym (via names
+// it), 0 for neither.
+func matchShare(k keyword, set map[string]bool) (share float64, via string) {
+	ok, via := matchIn(k, set)
+	switch {
+	case !ok:
+		return 0, ""
+	case via != "":
+		return synonymShare, via
 	}
-	if !strings.Contains(k.Stem, " ") {
-		return 0, "", false
-	}
-	toks := words.Tokens(k.Lower)
-	var found []string
-	n := 0
-	for _, t := range toks {
-		if words.IsFiller(t.Lower) || light(t.Lower) {
-			continue
-		}
-		n++
-		if set[t.Stem] || set[lemma(t)] {
-			found = append(found, t.Lower)
-		}
-	}
-	if n < 2 || len(found) == 0 {
-		return 0, "", false // "time off" is not "time"
-	}
-	return float64(len(found)) / float64(n), strings.Join(found, " "), true
+	return 1, ""
 }
 
 // allIn reports whether every stem is in the set (and there is one).
