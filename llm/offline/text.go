@@ -227,9 +227,8 @@ func allIn(set map[string]bool, stems []string) bool {
 // appendVariants appends to dst the other stems a word is found under:
 // the lemma of an irregular form ("kept" is keep), the words of its family
 // in WordNet ("deletion" is delete, "monthly" month; see family), the
-// number of an ordinal or a number word ("10th" and "ten" are 10) and the
-// singular of a three-letter plural ("ups" in "meet-ups"). Stem sets hold
-// them too, so the forms meet either way.
+// number of an ordinal or a number word ("10th" and "ten" are 10). Stem
+// sets hold them too, so the forms meet either way.
 func appendVariants(dst []string, t words.Token) []string {
 	if b := baseOf(t.Lower); b != "" {
 		dst = append(dst, words.Stem(b))
@@ -237,9 +236,6 @@ func appendVariants(dst []string, t words.Token) []string {
 	dst = append(dst, family(t.Lower)...)
 	if n := words.Ordinal(t.Lower); n != "" {
 		dst = append(dst, n)
-	}
-	if len(t.Lower) == 3 && t.Lower[2] == 's' && !words.IsFiller(t.Lower) {
-		dst = append(dst, t.Lower[:2]) // a short plural stem leaves whole: "meet-ups", "IDs"
 	}
 	if n, ok := questionNumberWords[t.Lower]; ok {
 		dst = append(dst, n)
