@@ -129,7 +129,7 @@ func isGraph(q, padded string, ents []*graphwalk.Entity, idx *graphwalk.Index) (
 			}
 		case (words.IsDigits(w) || isA(w, "integer")) && isLabel(idx, next(sh.next, i)): // "top 3 customers"
 			names++
-		case t.Text != w && !sentenceStart(q, t.Text):
+		case t.Text != w:
 			names++
 		case i == 0 && len(ents) > 0 && (sh.lead == "which" || sh.lead == "what"):
 			// Right after which or what, a word names the kind of thing

@@ -168,11 +168,10 @@ func article(noun string) string {
 }
 
 // expandedQuery is the keywords followed by their related words (WordNet's
-// derived forms and synonyms, see relatedTo): the first
-// synonym of each specific keyword, then of each generic one, then the
-// second of each, and so on, so that every keyword is represented before
-// the query is full. Frame words ("how long", "limit") get none: they are
-// not what the documents are about.
+// derived forms and synonyms, see relatedTo): the first of each keyword's,
+// then the second of each, and so on, so that every keyword is represented
+// before the query is full. Frame words ("how long", "limit") get none:
+// they are not what the documents are about.
 func expandedQuery(kws []keyword) string {
 	var ws []string
 	seen := make(map[string]bool)
@@ -185,31 +184,12 @@ func expandedQuery(kws []keyword) string {
 	for _, k := range kws {
 		add(k.Lower)
 	}
-	var specific, rest [][]string
-	for _, k := range kws {
-		var syns []string
-		for _, r := range relatedTo(k.Lower) {
-			syns = append(syns, r.text)
-		}
-		switch {
-		case len(syns) == 0 || k.frame:
-		case k.weight == 1:
-			specific = append(specific, syns)
-		default:
-			rest = append(rest, syns)
-		}
-	}
-	for _, group := range [][][]string{specific, rest} {
-		for r := 0; len(ws) < maxQueryTerms; r++ {
-			more := false
-			for _, syns := range group {
-				if r < len(syns) {
-					add(syns[r])
-					more = true
-				}
-			}
-			if !more {
-				break
+	for r, more := 0, true; more && len(ws) < maxQueryTerms; r++ {
+		more = false
+		for _, k := range kws {
+			if rel := relatedTo(k.Lower); r < len(rel) && !k.frame {
+				add(rel[r].text)
+				more = true
 			}
 		}
 	}

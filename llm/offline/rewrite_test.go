@@ -79,7 +79,7 @@ func TestRewriteNeverRepeatsASearch(t *testing.T) {
 
 func TestRewriteAttempts(t *testing.T) {
 	got := rewrites(t, rewriteBrain(), "How long do we retain deployment logs?", agent.RouteVector, allRoutes, 1)
-	want := []string{"long retain deployment logs deploy logger logging retentive retention"}
+	want := []string{"long retain deployment logs retentive deploy logger retention logging"}
 	for i, w := range want {
 		if got[i].Query != w || got[i].Route != agent.RouteVector || got[i].Reason != "" {
 			t.Errorf("attempt %d = %+v; want %q on vector", i+1, got[i], w)
@@ -109,14 +109,14 @@ func TestRewriteRunsOutOfIdeas(t *testing.T) {
 	}
 }
 
-// The expanded query gives every specific keyword a synonym before any
-// keyword a second one, and gives none to the words that only shape the
-// question ("how long"); a phrase ("sign up") is one term.
+// The expanded query gives every keyword a related word before any keyword
+// a second one, and gives none to the words that only shape the question
+// ("how long"); a phrase ("sign up") is one term.
 func TestExpandedQuery(t *testing.T) {
 	for _, tt := range []struct{ question, want string }{
-		{"How long do we keep CVs?", "long keep cvs curriculum vitae resume keeping keeper hold maintain"},
-		{"Can I sign up for a cheaper plan?", "sign up cheaper plan contract planner sign planning sign on program programme cheapness inexpensive"},
-		{"How do I renew my token?", "renew token item renewal regenerate"},
+		{"How long do we keep CVs?", "long keep cvs keeping curriculum vitae keeper resume hold maintain"},
+		{"Can I sign up for a cheaper plan?", "sign up cheaper plan contract cheapness planner sign inexpensive planning sign on program programme"},
+		{"How do I renew my token?", "renew token renewal item regenerate"},
 	} {
 		if got := expandedQuery(keywords(tt.question)); got != tt.want {
 			t.Errorf("expandedQuery(%q) =\n  %q\nwant\n  %q", tt.question, got, tt.want)
