@@ -46,19 +46,19 @@ type candidate struct {
 // Sentences of text documents are scored by the share of the question's
 // topic keyword weight they contain (a synonym counts three quarters; the
 // words that only shape the question, "how long", "limit", do not count),
-// plus small bonuses for appearing early in their document,
-// under a heading (or title) that matches the question, and for stating
-// the kind of answer asked for: an amount for "how many", a time for
-// "when", a name or a role for "who". A sentence loses a fifth when a name
-// of the question is in none of it, its heading and its title ("Oregon"
-// sentences for a question about New Jersey), and one that refers back
-// ("Together, these programs…") may take most of the score of the
-// sentence before it. The best two to four, never the
-// same sentence twice, are quoted in document order. Graph documents hold rows such as
-// "Acme Corp -[SUPPLIES]-> Globex"; the rows that mention a keyword or an
-// entity of the question (or, if none does, the first rows: the query
-// already chose them) are listed as bullets. Sentences and rows that contain
-// a claim of req.Unsupported are left out.
+// plus small bonuses for appearing early in their document, under a
+// heading (or title) that matches the question, and for stating the kind
+// of answer asked for: an amount for "how many", a time for "when", a name
+// or a role for "who". A sentence loses a fifth when a name of the
+// question is in none of it, its heading and its title ("Oregon" sentences
+// for a question about New Jersey), and one that refers back ("Together,
+// these programs…") may take most of the score of the sentence before it.
+// The best two to four, never the same sentence twice, are quoted in
+// document order. Graph documents hold rows such as "Acme Corp
+// -[SUPPLIES]-> Globex"; the rows that mention a keyword or an entity of
+// the question (or, if none does, the first rows: the query already chose
+// them) are listed as bullets. Sentences and rows that contain a claim of
+// req.Unsupported are left out.
 func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err

@@ -27,12 +27,9 @@ const (
 //     time word with an event word ("announced this week", "released
 //     today") in a question that is not about our own things → web
 //     (currentEvents);
-//  4. a question about the graph → graph: it asks (who, which, what, where,
-//     how) about an entity of the graph, or about a label of it with
-//     another of its terms or a name, in the graph's own words (its
-//     labels, relationship types and property keys, graphwalk.Index.Term),
-//     and nothing else ("Who makes Chai?", "Which category is Tofu in?",
-//     "Which products have been discontinued?"; see graphcues.go);
+//  4. a question about the graph, in the graph's own words → graph ("Who
+//     makes Chai?", "Which products have been discontinued?"; see
+//     graphcues.go);
 //  5. a time word with a name of someone else ("Is PagerDuty down right
 //     now?") → web;
 //  6. a general-knowledge question ("Who wrote Hamlet?", "What is the

@@ -20,7 +20,6 @@ const (
 	maxAnswer    = 16000 // bytes of an answer Check reads
 	maxKeywords  = 32    // distinct keywords kept from one text
 	maxSentences = 400   // sentences taken from one document or answer
-	maxEntities  = 20    // entity names taken from the graph's index
 )
 
 // clip returns at most n bytes of s, cut at a rune boundary: the prefix
