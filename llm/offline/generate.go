@@ -197,8 +197,16 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 		}
 		set := docStemSet(s)
 		got, inHeading := 0.0, false
+		var own map[string]bool // the set without "this policy": see ownMentions
 		for _, k := range kws {
-			if share, _ := matchShare(k, set); !k.frame || k.number {
+			kset := set
+			if !k.frame {
+				if own == nil {
+					own = ownMentions(s, titleSet)
+				}
+				kset = own
+			}
+			if share, _ := matchShare(k, kset); !k.frame || k.number {
 				got += share * k.weight
 			}
 			if ok, _ := matchIn(k, headingSet); ok && !k.frame {
@@ -230,6 +238,27 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 		out = append(out, candidate{doc: doc, pos: ds.pos, text: clipQuote(s, maxQuoteLen), score: score})
 	}
 	return out
+}
+
+// ownMentions returns the stem set of a sentence without the words with
+// which a document speaks of itself: a generic word or a word of its title
+// after "this" or "these" ("This policy explains…" in the Refund Policy,
+// "these guidelines"). They say nothing of the question's topic, so they
+// do not count as the question's "policy".
+func ownMentions(s string, title map[string]bool) map[string]bool {
+	set := make(map[string]bool)
+	var buf [4]string
+	toks := words.Tokens(s)
+	for i, t := range toks {
+		if i > 0 && (toks[i-1].Lower == "this" || toks[i-1].Lower == "these") && (vague(t.Lower) || title[t.Stem]) {
+			continue
+		}
+		set[t.Stem] = true
+		for _, v := range appendVariants(buf[:0], t) {
+			set[v] = true
+		}
+	}
+	return set
 }
 
 // continuedShare is what a sentence that continues the one before it
