@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"regexp"
@@ -338,15 +339,8 @@ func documentSentences(d agent.Document) []docSentence {
 // a sentence that several documents share, and puts them in reading order.
 // Beyond the second, a sentence must score at least half the best.
 func pickSentences(cands []candidate) []candidate {
-	slices.SortStableFunc(cands, func(a, b candidate) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return 0 // stable: document order, then sentence order
-	})
+	// Stable: among equal scores, document order, then sentence order.
+	slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
 	var picked []candidate
 	seen := make(map[string]bool)
 	for _, c := range cands {
@@ -363,12 +357,7 @@ func pickSentences(cands []candidate) []candidate {
 		seen[key] = true
 		picked = append(picked, c)
 	}
-	slices.SortFunc(picked, func(a, b candidate) int {
-		if a.doc != b.doc {
-			return a.doc - b.doc
-		}
-		return a.pos - b.pos
-	})
+	slices.SortFunc(picked, func(a, b candidate) int { return cmp.Or(a.doc-b.doc, a.pos-b.pos) })
 	return picked
 }
 

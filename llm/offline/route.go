@@ -196,8 +196,6 @@ var identityPhrases = []string{
 	"are you a bot", "what is switchboard", "who is switchboard",
 }
 
-var identityExact = setOf(`help`)
-
 // smallTalk recognises greetings and questions about the bot, which the
 // direct route answers without looking anything up.
 func smallTalk(toks []words.Token, padded string) (string, bool) {
@@ -211,7 +209,7 @@ func smallTalk(toks []words.Token, padded string) (string, bool) {
 	if all {
 		return reasonGreeting, true
 	}
-	if len(toks) == 1 && identityExact[toks[0].Lower] {
+	if len(toks) == 1 && toks[0].Lower == "help" {
 		return reasonIdentity, true
 	}
 	for _, p := range identityPhrases {
