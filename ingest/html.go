@@ -22,7 +22,7 @@ import (
 // images are dropped, links keep their text. It also returns the page's
 // title: that of a leading JSON comment header (`<!--{"Title": "The Go
 // Memory Model"}-->`, as the Go documentation has; fromHeader is then
-// true), else the <title>.
+// true, and the header's "Subtitle" opens the text), else the <title>.
 //
 // The conversion is html-to-markdown's, over the HTML5 parser of x/net:
 // broken markup is parsed the way browsers parse it, and nothing is lost
@@ -30,7 +30,7 @@ import (
 // file, so what it may leave (an anchor, a template tag) is removed the
 // same way.
 func extractHTML(src string) (text, title string, fromHeader bool) {
-	title = commentHeaderTitle(src)
+	title, subtitle := commentHeader(src)
 	fromHeader = title != ""
 	doc, err := html.Parse(strings.NewReader(src))
 	if err != nil { // x/net/html only fails on reader errors
@@ -51,6 +51,11 @@ func extractHTML(src string) (text, title string, fromHeader bool) {
 	md := strings.ToValidUTF8(string(out), "\uFFFD")
 	text = cleanMarkdown(nestedListGap.ReplaceAllString(md, "$1\n$2"))
 	text = outsideFences(text, textEntities.Replace)
+	if subtitle != "" {
+		// "Language version go1.26 (Jan 12, 2026)": what the page says of
+		// itself under its title, as it shows it.
+		text = subtitle + "\n\n" + text
+	}
 	return strings.TrimSpace(manyNewlines.ReplaceAllString(text, "\n\n")), title, fromHeader
 }
 
@@ -124,27 +129,27 @@ func renderChildren(ctx converter.Context, w converter.Writer, n *html.Node) con
 	return converter.RenderSuccess
 }
 
-// commentHeaderTitle returns the "Title" of a JSON object in a comment that
-// opens the page (after white space), or "".
-func commentHeaderTitle(src string) string {
+// commentHeader returns the "Title" and "Subtitle" of a JSON object in a
+// comment that opens the page (after white space), or "".
+func commentHeader(src string) (title, subtitle string) {
 	s := strings.TrimLeft(src, " \t\r\n\uFEFF")
 	body, ok := strings.CutPrefix(s, "<!--")
 	if !ok {
-		return ""
+		return "", ""
 	}
 	end := strings.Index(body, "-->")
 	if end < 0 {
-		return ""
+		return "", ""
 	}
 	body = strings.TrimSpace(body[:end])
 	if !strings.HasPrefix(body, "{") {
-		return ""
+		return "", ""
 	}
-	var header struct{ Title string }
+	var header struct{ Title, Subtitle string }
 	if json.Unmarshal([]byte(body), &header) != nil {
-		return ""
+		return "", ""
 	}
-	return strings.Join(strings.Fields(header.Title), " ")
+	return strings.Join(strings.Fields(header.Title), " "), strings.Join(strings.Fields(header.Subtitle), " ")
 }
 
 // maxTableCells bounds the cells of one table read, whatever its markup.

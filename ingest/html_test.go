@@ -102,6 +102,12 @@ func TestExtractHTML(t *testing.T) {
 			want: "Kept",
 		},
 		{
+			name:  "a JSON comment header: its title names the page, its subtitle opens the text",
+			in:    "<!--{\n\t\"Title\": \"The Widget Manual\",\n\t\"Subtitle\": \"Version of May 2, 2024\",\n\t\"Path\": \"/w\"\n}-->\n<h2>Introduction</h2><p>Widgets turn.</p>",
+			want:  "Version of May 2, 2024\n\n## Introduction\n\nWidgets turn.",
+			title: "The Widget Manual",
+		},
+		{
 			name: "empty",
 			in:   "",
 			want: "",

@@ -13,7 +13,7 @@ import (
 // Markdown into text, outside fenced code blocks, which stay as written:
 //
 //   - template tags of Liquid and Jinja ("{% include x %}", "{{ page.x }}")
-//     are removed; a Slack channel tag ("{% slack_channel "ops" %}") is
+//     are removed, and a link left without a target is its text; a Slack channel tag ("{% slack_channel "ops" %}") is
 //     its channel, "#ops";
 //   - HTML comments are removed, and blocks of raw HTML (a <table>, a
 //     <div>) are converted as HTML pages are (see extractHTML);
@@ -52,6 +52,10 @@ var (
 	// tag of the rest of the file.
 	slackChannelTag = regexp.MustCompile(`\{%-?\s*slack_channel\s+["']#?([\w.-]{1,80})["']\s*-?%\}`)
 	templateTag     = regexp.MustCompile(`(?s)\{%.{0,1000}?%\}|\{\{.{0,1000}?\}\}|\{#[^\n]{0,1000}?#\}`)
+	// A link whose target was a template tag ("[leave]({% page … %})")
+	// has no target left: it is its text, or an answer would quote
+	// "[leave]()".
+	emptyLink = regexp.MustCompile(`!?\[([^\[\]]{1,500})\]\(\s*\)`)
 	// Heading attributes of kramdown, Pandoc and Markdown extensions:
 	// "{#id}", "{#id .class}", "{: .class}", "{.class}".
 	headingAttrs = regexp.MustCompile(`[ \t]*\{[ \t]*(:[^{}\n]*|[#.][\w.:-][^{}\n]*)\}[ \t]*$`)
@@ -64,6 +68,7 @@ func cleanText(s string) string {
 	s = outsideCodeSpans(s, func(t string) string {
 		t = slackChannelTag.ReplaceAllString(t, "#$1")
 		t = templateTag.ReplaceAllString(t, "")
+		t = emptyLink.ReplaceAllString(t, "$1")
 		return htmlComment.ReplaceAllString(t, "")
 	})
 	lines := convertHTMLBlocks(strings.Split(s, "\n"))

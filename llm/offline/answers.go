@@ -127,6 +127,13 @@ func focusOf(question string) questionFocus {
 		}
 	}
 	if len(asks) < len(all) {
+		if m := quoted.FindStringSubmatch(clip(question, maxQuestion)); m != nil {
+			// "someone said 'wilco' on the bridge, what's that mean?":
+			// "that" is the quoted word, not the bridge.
+			q := focusIn([]string{m[1]}, []string{m[1]})
+			q.quantity, q.when, q.who, q.polar, q.how = f.quantity, f.when, f.who, f.polar, f.how
+			return q
+		}
 		f = focusIn(all, all)
 	}
 	return f
@@ -153,7 +160,7 @@ func focusIn(all, asks []string) questionFocus {
 			f.numText = append(f.numText, t.Text)
 		}
 	}
-	for _, n := range words.Numbers(strings.Join(asks, " ")) { // not the scene's: "five years now"
+	for _, n := range words.Numbers(codes.ReplaceAllString(strings.Join(asks, " "), " ")) { // not the scene's ("five years now"), nor a code's ("EDNS0")
 		f.numbers = append(f.numbers, n)
 		f.numText = append(f.numText, n)
 	}
@@ -566,6 +573,12 @@ func (f questionFocus) missesTopic(missing []int) bool {
 // that says who leads it; the thing asked about is the meeting. The
 // numbers a question states are never optional ("six weeks").
 func (f questionFocus) optional(k keyword) bool {
+	if (f.when || f.quantity) && isA(k.Lower, "time unit", "time period") {
+		// "Which day of the week?", "how many hours a day?": a unit of
+		// time in a question that asks for a time or an amount names the
+		// kind of answer, not its topic.
+		return true
+	}
 	if f.polar || !k.chat || focusSuperlatives[k.Lower] {
 		// A yes/no question asks whether its verb holds: "Can I carry
 		// vacation over?" is not answered by a sentence about vacation.

@@ -104,6 +104,9 @@ func TestCheckAnswers(t *testing.T) {
 			docs:    []agent.Document{summerDoc},
 			answer:  "When a holiday occurs during summer hours, you can take the holiday off or your normal summer day off [1]. We limit ourselves to a 40-hour (32-hour in the summer) work week [1].",
 			missing: "when"},
+		{name: "which day of the week: the week is the kind of answer", question: "Which day of the week does payroll run?",
+			docs:    []agent.Document{{ID: "handbook/pay.md#0", Title: "Pay", Route: agent.RouteVector, Content: "Payroll runs every Thursday."}},
+			answers: true},
 		{name: "how long, answered", question: "How long is the waiting period for short-term disability?",
 			docs: []agent.Document{disabilityDoc}, answers: true},
 		{name: "who, only the name asked about", question: "Who hosts Brightline Cloud for us?",
@@ -265,5 +268,16 @@ func TestFocusOfScene(t *testing.T) {
 	}
 	if len(f.numbers) != 0 {
 		t.Errorf("numbers = %q: the scene's five is not asked about", f.numbers)
+	}
+}
+
+// The digits of a code are part of its name, not a number the answer must
+// state: "EDNS0" does not ask about zero.
+func TestFocusOfCodes(t *testing.T) {
+	if f := focusOf("Can I turn off EDNS0 headers for int32 lookups?"); len(f.numbers) != 0 {
+		t.Errorf("focusOf numbers = %v, want none", f.numbers)
+	}
+	if f := focusOf("Is the limit 3 requests a second?"); !slices.Equal(f.numbers, []string{"3"}) {
+		t.Errorf("focusOf numbers = %v, want [3]", f.numbers)
 	}
 }

@@ -18,6 +18,7 @@ func FuzzBrain(f *testing.F) {
 	f.Add("[1][2][", "e.g. U.S. 1,000,000.5.", "What about Globex?")
 	// Letters whose lowercase has another length in bytes (İ, the Kelvin sign).
 	f.Add("Who supplies İİİ for İstanbul?", "İ -[SUPPLIES]-> \u212a", "and for \u212aelvin?")
+	f.Add("someone said 'canary' in the war room, what's that mean?", "* **Canary** - \"A small first deploy\"\n* **Rollback** - x", "and ''?")
 	f.Fuzz(func(t *testing.T, question, content, followUp string) {
 		ctx := context.Background()
 		b := testBrain()

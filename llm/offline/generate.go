@@ -182,6 +182,10 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 	titleSet := docStemSet(clip(d.Title, 500))
 	headingSets := make(map[string]map[string]bool)
 	prevPara, prevPos, prevScore := -1, 0, 0.0 // the last sentence scored
+	// intro is the score of the last sentence that ends in a colon, while
+	// the list it opens lasts: "Their values are:" is completed by the
+	// items that follow it, which need not repeat its words.
+	intro, itemPara := 0.0, -1
 	for _, ds := range documentSentences(d) {
 		s := ds.text
 		if strings.HasSuffix(s, "?") || len(words.Tokens(s)) < 3 || isExcluded(s, excluded) || ds.tail {
@@ -215,7 +219,16 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 			}
 		}
 		prevPara, prevPos, prevScore = ds.para, ds.pos, 0
-		if got == 0 {
+		// An item's first sentence completes the opening sentence; the
+		// item's further sentences only continue it.
+		completes := ds.item && intro > 0
+		if !ds.item && ds.para != itemPara {
+			intro = 0
+		}
+		if ds.item {
+			itemPara = ds.para
+		}
+		if got == 0 && !completes {
 			continue
 		}
 		score := got/total + 0.1*max(0, 1-float64(ds.pos)/50)
@@ -235,6 +248,12 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 			// "Together, these programs provide up to 24 weeks": it
 			// speaks of what the sentence before it named.
 			score = max(score, continuedShare*inherited)
+		}
+		if completes {
+			score = max(score, continuedShare*intro) + itemShare*score
+		}
+		if strings.HasSuffix(s, ":") {
+			intro = score
 		}
 		out = append(out, candidate{doc: doc, pos: ds.pos, text: clipQuote(s, maxQuoteLen), score: score})
 	}
@@ -265,6 +284,11 @@ func ownMentions(s string, title map[string]bool) map[string]bool {
 // continuedShare is what a sentence that continues the one before it
 // ("These…", "It…") may take of that sentence's score.
 const continuedShare = 0.9
+
+// itemShare is how much a list item's own score adds to what it inherits
+// from the sentence that opens its list, so that the item that matches the
+// question comes first among them.
+const itemShare = 0.2
 
 // continuers open a sentence that speaks of what the previous one named.
 var continuers = setOf(`this these that those it its they them their such both together`)
@@ -300,12 +324,14 @@ type docSentence struct {
 	pos     int    // 1-based position among the document's sentences
 	para    int    // the paragraph (line, list item or table row) it is in
 	tail    bool   // it starts the chunk in lower case: the tail of a sentence cut off by chunking
+	item    bool   // it starts a list item or is a table row
 }
 
 // documentSentences splits a text document's content into sentences: list
 // markers stripped, hard-wrapped lines joined, table rows written as
 // "Column: value" sentences, headings (Markdown, or short lines without
-// punctuation) taken as the heading of what follows. At most maxSentences.
+// punctuation that are not list items) taken as the heading of what
+// follows. At most maxSentences.
 func documentSentences(d agent.Document) []docSentence {
 	var out []docSentence
 	heading := ""
@@ -316,7 +342,10 @@ func documentSentences(d agent.Document) []docSentence {
 			break
 		}
 		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "#") || looksLikeHeading(t) {
+		// A list item is content, however short ("**Canary** - \"A small
+		// first deploy\"" in a glossary), never the heading of what follows.
+		item := words.StripBullet(t) != t
+		if strings.HasPrefix(t, "#") || !item && looksLikeHeading(t) {
 			heading = strings.TrimSpace(strings.TrimLeft(t, "#"))
 			continue
 		}
@@ -324,12 +353,12 @@ func documentSentences(d agent.Document) []docSentence {
 			// A table row as ingest writes it ("- Priority: Medium ·
 			// Response: …") is one fact: its cells are not sentences.
 			pos++
-			out = append(out, docSentence{text: words.StripBullet(t), heading: heading, pos: pos, para: i})
+			out = append(out, docSentence{text: words.StripBullet(t), heading: heading, pos: pos, para: i, item: true})
 			continue
 		}
 		for j, s := range words.Sentences(words.StripBullet(line), maxSentences-pos) {
 			pos++
-			out = append(out, docSentence{text: s, heading: heading, pos: pos, para: i, tail: i == 0 && j == 0 && startsLower(s)})
+			out = append(out, docSentence{text: s, heading: heading, pos: pos, para: i, tail: i == 0 && j == 0 && startsLower(s), item: item && j == 0})
 		}
 	}
 	return out

@@ -3,9 +3,11 @@ package offline
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/kb/words"
 	"github.com/switchboard/switchboard/lexicon"
 )
 
@@ -64,7 +66,14 @@ func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) 
 	if len(kws) == 0 {
 		return agent.Grade{Reason: "the question has no keywords to compare"}, nil
 	}
-	return m.grade(), nil
+	g := m.grade()
+	if q := quotedIn(question, text); !g.Relevant && q != "" {
+		// The words a question quotes are what it asks about ("what does
+		// 'standby' mean?"): a document that has them is relevant, whatever
+		// else the question says.
+		return agent.Grade{Relevant: true, Reason: "mentions “" + q + "”, as quoted"}, nil
+	}
+	return g, nil
 }
 
 // keywordMatch is what a text holds of a question's keywords.
@@ -144,4 +153,30 @@ func (m keywordMatch) enoughSpecific() bool {
 		return m.specificGot >= specificShare*m.specificTotal
 	}
 	return m.specificGot > specificShare*m.specificTotal
+}
+
+// quoted matches a span a question quotes: 'standby', "span of control",
+// `GOMAXPROCS`. The quote must open after a space or the start and close
+// before a space or punctuation, so that apostrophes ("don't", "the IC's")
+// are not quotes.
+var quoted = regexp.MustCompile("(?:^|\\s)['\"‘“`]([^'\"‘’“”`\\n]{2,60})['\"’”`](?:\\s|[?.,!:;]|$)")
+
+// quotedIn returns the first span the question quotes that text holds, in
+// the same words, or "".
+func quotedIn(question, text string) string {
+	for _, m := range quoted.FindAllStringSubmatch(clip(question, maxQuestion), 3) {
+		want := words.Tokens(m[1])
+		if len(want) == 0 || len(want) > 5 {
+			continue
+		}
+		set := docStemSet(text)
+		ok := true
+		for _, t := range want {
+			ok = ok && set[t.Stem]
+		}
+		if ok {
+			return strings.TrimSpace(m[1])
+		}
+	}
+	return ""
 }
