@@ -2,10 +2,10 @@ package offline
 
 import (
 	"context"
-	"strings"
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/graphwalk"
+	"github.com/switchboard/switchboard/kb/words"
 )
 
 // Names is what the offline Brain reads of the knowledge graph: the index
@@ -61,25 +61,17 @@ func (b *Brain) GraphEmpty(ctx context.Context) bool {
 	return err == nil && idx.Empty()
 }
 
-// matchEntities returns the names of the graph entities text mentions, as
-// the graph spells them: trimmed, de-duplicated and capped.
+// matchEntities returns the names of the graph entities text names
+// (mentioned), as the graph spells them.
 func (b *Brain) matchEntities(ctx context.Context, text string) ([]string, error) {
 	idx, err := b.index(ctx)
 	if err != nil || idx == nil {
 		return nil, err
 	}
+	text = clip(text, maxQuestion)
 	var out []string
-	seen := make(map[string]bool)
-	for _, n := range idx.MatchNames(clip(text, maxQuestion)) {
-		if len(out) >= maxEntities {
-			break
-		}
-		n = strings.TrimSpace(clip(n, 200))
-		if n == "" || seen[strings.ToLower(n)] {
-			continue
-		}
-		seen[strings.ToLower(n)] = true
-		out = append(out, n)
+	for _, e := range mentioned(text, words.Tokens(text), idx) {
+		out = append(out, e.Name)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"regexp"
@@ -45,20 +46,20 @@ type candidate struct {
 //
 // Sentences of text documents are scored by the share of the question's
 // topic keyword weight they contain (a synonym counts three quarters; the
-// words that only shape the question, "how long", "limit", count as a
-// small bonus), plus small bonuses for appearing early in their document,
-// under a heading (or title) that matches the question, and for stating
-// the kind of answer asked for: an amount for "how many", a time for
-// "when", a name or a role for "who". A sentence loses a fifth when a name
-// of the question is in none of it, its heading and its title ("Oregon"
-// sentences for a question about New Jersey), and one that refers back
-// ("Together, these programs…") may take most of the score of the
-// sentence before it. The best two to four, never the
-// same sentence twice, are quoted in document order. Graph documents hold rows such as
-// "Acme Corp -[SUPPLIES]-> Globex"; the rows that mention a keyword or an
-// entity of the question (or, if none does, the first rows: the query
-// already chose them) are listed as bullets. Sentences and rows that contain
-// a claim of req.Unsupported are left out.
+// words that only shape the question, "how long", "limit", do not count),
+// plus small bonuses for appearing early in their document, under a
+// heading (or title) that matches the question, and for stating the kind
+// of answer asked for: an amount for "how many", a time for "when", a name
+// or a role for "who". A sentence loses a fifth when a name of the
+// question is in none of it, its heading and its title ("Oregon" sentences
+// for a question about New Jersey), and one that refers back ("Together,
+// these programs…") may take most of the score of the sentence before it.
+// The best two to four, never the same sentence twice, are quoted in
+// document order. Graph documents hold rows such as "Acme Corp
+// -[SUPPLIES]-> Globex"; the rows that mention a keyword or an entity of
+// the question (or, if none does, the first rows: the query already chose
+// them) are listed as bullets. Sentences and rows that contain a claim of
+// req.Unsupported are left out.
 func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -200,8 +201,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 			headingSet = headingSets[ds.heading]
 		}
 		set := docStemSet(s)
-		var got, frame float64
-		inHeading := false
+		got, inHeading := 0.0, false
 		var own map[string]bool // the set without "this policy": see ownMentions
 		for _, k := range kws {
 			kset := set
@@ -211,10 +211,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 				}
 				kset = own
 			}
-			share, _, _ := matchShare(k, kset)
-			if k.frame && !k.number {
-				frame += share * k.weight // "limit", "ten": the sentence speaks of what is asked
-			} else {
+			if share, _ := matchShare(k, kset); !k.frame || k.number {
 				got += share * k.weight
 			}
 			if ok, _ := matchIn(k, headingSet); ok && !k.frame {
@@ -234,7 +231,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 		if got == 0 && !completes {
 			continue
 		}
-		score := got/total + 0.1*max(0, 1-float64(ds.pos)/50) + 0.05*min(frame, 1)
+		score := got/total + 0.1*max(0, 1-float64(ds.pos)/50)
 		if inHeading {
 			score += 0.15
 		}
@@ -258,7 +255,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 		if strings.HasSuffix(s, ":") {
 			intro = score
 		}
-		out = append(out, candidate{doc: doc, pos: ds.pos, text: clipQuote(balanceBold(s), maxQuoteLen), score: score})
+		out = append(out, candidate{doc: doc, pos: ds.pos, text: clipQuote(s, maxQuoteLen), score: score})
 	}
 	return out
 }
@@ -371,15 +368,8 @@ func documentSentences(d agent.Document) []docSentence {
 // a sentence that several documents share, and puts them in reading order.
 // Beyond the second, a sentence must score at least half the best.
 func pickSentences(cands []candidate) []candidate {
-	slices.SortStableFunc(cands, func(a, b candidate) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return 0 // stable: document order, then sentence order
-	})
+	// Stable: among equal scores, document order, then sentence order.
+	slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
 	var picked []candidate
 	seen := make(map[string]bool)
 	for _, c := range cands {
@@ -396,12 +386,7 @@ func pickSentences(cands []candidate) []candidate {
 		seen[key] = true
 		picked = append(picked, c)
 	}
-	slices.SortFunc(picked, func(a, b candidate) int {
-		if a.doc != b.doc {
-			return a.doc - b.doc
-		}
-		return a.pos - b.pos
-	})
+	slices.SortFunc(picked, func(a, b candidate) int { return cmp.Or(a.doc-b.doc, a.pos-b.pos) })
 	return picked
 }
 
@@ -519,24 +504,10 @@ func graphLead(question string, rows []string) string {
 		return ""
 	}
 	slices.Sort(names)
-	list := names[0]
 	if len(names) > 1 {
-		list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+		label = plural(label)
 	}
-	return pluralLabel(label, len(names)) + ": " + list + " " + strings.Join(cites, "") + "."
-}
-
-// pluralLabel is a label as a heading for n entities: Supplier → Suppliers.
-func pluralLabel(label string, n int) string {
-	switch {
-	case n == 1:
-		return label
-	case strings.HasSuffix(label, "y") && !strings.HasSuffix(label, "ey"):
-		return strings.TrimSuffix(label, "y") + "ies"
-	case strings.HasSuffix(label, "s"):
-		return label + "es"
-	}
-	return label + "s"
+	return label + ": " + joinList(names) + " " + strings.Join(cites, "") + "."
 }
 
 func rowMatches(line string, kws []keyword, ents []string) bool {

@@ -28,16 +28,14 @@ const specificShare = 0.5
 // a topic word (not chatty: see chattyAt). A keyword is found in any of
 // its forms ("lost" for "losing", "deletion" for "deleted") or as a related
 // word from WordNet ("automobile" for "car"); a phrase WordNet knows
-// ("sign up") is one keyword, and found in part counts its share of
-// words. A question with one or two specific (topic) words
-// must find more than half of them: "parental leave" is not answered by a
-// document where someone merely "leaves". The words that shape the
-// question rather than name its topic are not counted at all: the word
-// after "how" ("how long"), caps ("limit"), "allowed", light verbs
-// ("take", "look") and numbers. And the words must meet: some passage of
-// passageSentences sentences, with the title and its heading, must pass
-// the same test, so that a chunk that says "audited" in one section and
-// "stored" in another is not taken for one about storing audit trails.
+// ("sign up") is one keyword, found whole or not at all. A question with
+// one or two specific (topic) words must find more than half of them:
+// "parental leave" is not answered by a document where someone merely
+// "leaves". The words that shape the question rather than name its topic
+// are not counted at all: the word after "how" ("how long"), caps
+// ("limit"), "allowed", light verbs ("take", "look") and numbers. (That
+// the words also meet in one passage of a few sentences answered no more
+// questions, and hedged one more.)
 // A graph document is already the answer to a query about the question's
 // entities, so any shared keyword or any mentioned entity is enough.
 func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) (agent.Grade, error) {
@@ -75,16 +73,7 @@ func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) 
 		// else the question says.
 		return agent.Grade{Relevant: true, Reason: "mentions “" + q + "”, as quoted"}, nil
 	}
-	if !g.Relevant {
-		return g, nil
-	}
-	// The words must meet in one passage: a document that says "audited"
-	// in one section and "stored" in another has not said how long audit
-	// trails are stored.
-	if anyPassage(doc, func(set map[string]bool) bool { return matchKeywords(kws, set).grade().Relevant }) {
-		return g, nil
-	}
-	return agent.Grade{Reason: "mentions " + listWords(m.matched) + ", but never together"}, nil
+	return g, nil
 }
 
 // keywordMatch is what a text holds of a question's keywords.
@@ -104,7 +93,7 @@ func matchKeywords(kws []keyword, set map[string]bool) keywordMatch {
 		if k.frame {
 			continue // "how long", "limit", "allowed", "ten": they ask, the topic is elsewhere
 		}
-		share, via, part := matchShare(k, set)
+		share, via := matchShare(k, set)
 		m.total += k.weight
 		countsSpecific := k.weight == 1
 		if countsSpecific {
@@ -114,23 +103,16 @@ func matchKeywords(kws []keyword, set map[string]bool) keywordMatch {
 		if share == 0 {
 			continue
 		}
-		if !part {
-			m.got += k.weight // a synonym is as good a sign of the topic as the word
-		} else {
-			m.got += share * k.weight // part of a phrase
-		}
+		m.got += k.weight // a synonym is as good a sign of the topic as the word
 		m.specific = m.specific || k.weight == 1
 		if countsSpecific {
 			m.specificGot += share
-			m.jargon = m.jargon || (!part && via == "" && !lexicon.Known(k.Lower) && len(lexicon.Lemmas(k.Lower)) == 0 && !strings.Contains(k.Lower, " "))
+			m.jargon = m.jargon || via == "" && !lexicon.Known(k.Lower) && !strings.Contains(k.Lower, " ")
 		}
-		switch {
-		case via == "":
-			m.matched = append(m.matched, k.Lower)
-		case !part:
+		if via != "" {
 			m.matched = append(m.matched, fmt.Sprintf("%s (as %s)", k.Lower, via))
-		default:
-			m.matched = append(m.matched, fmt.Sprintf("%s (%s only)", k.Lower, via))
+		} else {
+			m.matched = append(m.matched, k.Lower)
 		}
 	}
 	return m
@@ -147,45 +129,6 @@ func (m keywordMatch) grade() agent.Grade {
 		return agent.Grade{Relevant: true, Reason: "mentions " + listWords(m.matched)}
 	}
 	return agent.Grade{Reason: "mentions only " + listWords(m.matched)}
-}
-
-// passageSentences is the number of consecutive sentences a passage spans.
-const passageSentences = 3
-
-// anyPassage reports whether ok holds for the stem set of one of a text
-// document's passages: each run of passageSentences sentences, with the
-// title and the heading it is under, since a section need not repeat its
-// topic in every sentence.
-func anyPassage(d agent.Document, ok func(set map[string]bool) bool) bool {
-	sents := documentSentences(d)
-	if len(sents) == 0 {
-		return true // headings only: there is no passage to judge apart from the whole
-	}
-	sets := make([]map[string]bool, len(sents))
-	for i, s := range sents {
-		sets[i] = docStemSet(s.text)
-	}
-	title := docStemSet(clip(d.Title, 500))
-	headings := make(map[string]map[string]bool)
-	for i := range sents {
-		if i > 0 && i+passageSentences > len(sents) {
-			break
-		}
-		h := sents[i].heading
-		if headings[h] == nil {
-			headings[h] = docStemSet(h)
-		}
-		set := make(map[string]bool, len(title)+len(headings[h])+3*len(sets[i]))
-		for _, part := range append([]map[string]bool{title, headings[h]}, sets[i:min(i+passageSentences, len(sents))]...) {
-			for st := range part {
-				set[st] = true
-			}
-		}
-		if ok(set) {
-			return true
-		}
-	}
-	return false
 }
 
 // docText is what is compared with a question: title and content, clipped.

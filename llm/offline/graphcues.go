@@ -129,7 +129,7 @@ func isGraph(q, padded string, ents []*graphwalk.Entity, idx *graphwalk.Index) (
 			}
 		case (words.IsDigits(w) || isA(w, "integer")) && isLabel(idx, next(sh.next, i)): // "top 3 customers"
 			names++
-		case t.Text != w && !sentenceStart(q, t.Text):
+		case t.Text != w:
 			names++
 		case i == 0 && len(ents) > 0 && (sh.lead == "which" || sh.lead == "what"):
 			// Right after which or what, a word names the kind of thing
@@ -178,11 +178,14 @@ func ownTopic(w string) bool {
 	return !can(w, lexicon.Verb) && !usually(w, lexicon.Adj, lexicon.Adv)
 }
 
-// plural writes a label in the plural for a reason: "supplier" →
-// "suppliers", "category" → "categories".
-func plural(stem string) string {
-	if strings.HasSuffix(stem, "y") {
-		return strings.TrimSuffix(stem, "y") + "ies"
+// plural writes a label in the plural: "supplier" → "suppliers",
+// "Category" → "Categories", "Key" → "Keys", "Address" → "Addresses".
+func plural(label string) string {
+	switch {
+	case strings.HasSuffix(label, "y") && !strings.HasSuffix(label, "ey"):
+		return strings.TrimSuffix(label, "y") + "ies"
+	case strings.HasSuffix(label, "s"):
+		return label + "es"
 	}
-	return stem + "s"
+	return label + "s"
 }

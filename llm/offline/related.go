@@ -108,13 +108,6 @@ func baseOf(w string) string {
 	return ""
 }
 
-// light reports whether a word is a vague verb or particle ("take",
-// "look", "back"): it shapes a question more than it names its topic, and a
-// document is not relevant for containing it.
-func light(w string) bool {
-	return vague(w) && !usually(w, lexicon.Noun)
-}
-
 // vague reports whether a word says little about a topic on its own: a
 // word of many senses ("take", "way", "thing").
 func vague(w string) bool {
@@ -162,35 +155,20 @@ func chattyAt(toks []words.Token, i int) bool {
 // usually reports whether one of the word's base forms is usually one of
 // the parts of speech ps.
 func usually(w string, ps ...lexicon.POS) bool {
-	for _, l := range lexicon.Lemmas(w) {
-		if slices.Contains(ps, lexicon.Usually(l)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(lexicon.Lemmas(w), func(b string) bool { return slices.Contains(ps, lexicon.Usually(b)) })
 }
 
 // can reports whether one of the word's base forms has senses as pos.
 func can(w string, pos lexicon.POS) bool {
-	for _, b := range lexicon.Lemmas(w) {
-		if lexicon.Has(b, pos) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(lexicon.Lemmas(w), func(b string) bool { return lexicon.Has(b, pos) })
 }
 
 // isA reports whether one of the word's base forms is a kind of one of
 // kinds ("seconds" of "time unit", "week" of "time period").
 func isA(w string, kinds ...string) bool {
-	for _, b := range lexicon.Lemmas(w) {
-		for _, k := range kinds {
-			if lexicon.IsA(b, k) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(lexicon.Lemmas(w), func(b string) bool {
+		return slices.ContainsFunc(kinds, func(k string) bool { return lexicon.IsA(b, k) })
+	})
 }
 
 // relational reports whether an adjective says what a thing is of, as

@@ -27,12 +27,9 @@ const (
 //     time word with an event word ("announced this week", "released
 //     today") in a question that is not about our own things → web
 //     (currentEvents);
-//  4. a question about the graph → graph: it asks (who, which, what, where,
-//     how) about an entity of the graph, or about a label of it with
-//     another of its terms or a name, in the graph's own words (its
-//     labels, relationship types and property keys, graphwalk.Index.Term),
-//     and nothing else ("Who makes Chai?", "Which category is Tofu in?",
-//     "Which products have been discontinued?"; see graphcues.go);
+//  4. a question about the graph, in the graph's own words → graph ("Who
+//     makes Chai?", "Which products have been discontinued?"; see
+//     graphcues.go);
 //  5. a time word with a name of someone else ("Is PagerDuty down right
 //     now?") → web;
 //  6. a general-knowledge question ("Who wrote Hamlet?", "What is the
@@ -199,8 +196,6 @@ var identityPhrases = []string{
 	"are you a bot", "what is switchboard", "who is switchboard",
 }
 
-var identityExact = setOf(`help`)
-
 // smallTalk recognises greetings and questions about the bot, which the
 // direct route answers without looking anything up.
 func smallTalk(toks []words.Token, padded string) (string, bool) {
@@ -214,7 +209,7 @@ func smallTalk(toks []words.Token, padded string) (string, bool) {
 	if all {
 		return reasonGreeting, true
 	}
-	if len(toks) == 1 && identityExact[toks[0].Lower] {
+	if len(toks) == 1 && toks[0].Lower == "help" {
 		return reasonIdentity, true
 	}
 	for _, p := range identityPhrases {
@@ -272,10 +267,8 @@ invoices sla support switchboard`)
 )
 
 // generalKnowledge reports whether a question asks for general knowledge
-// outside the company: who wrote/invented/discovered/painted, the capital
-// of, what year did, how far/tall/big is the, define X, what does X mean,
-// translate. It never holds for a question with a company cue or a
-// current-events cue.
+// outside the company (generalPhrases). It never holds for a question with
+// a company cue or a current-events cue.
 func generalKnowledge(toks []words.Token, padded string) bool {
 	if len(toks) < 2 || hasAny(padded, newsWords) || hasAny(padded, nowWords) || hasAny(padded, internalWords) {
 		return false
@@ -285,44 +278,5 @@ func generalKnowledge(toks []words.Token, padded string) bool {
 			return false
 		}
 	}
-	if hasAny(padded, generalPhrases) {
-		return true
-	}
-	first, last := toks[0].Lower, toks[len(toks)-1].Lower
-	switch {
-	case first == "define" || first == "translate":
-		return plainTerm(toks[1:])
-	case len(toks) >= 4 && first == "what" && toks[1].Lower == "does" && last == "mean":
-		return plainTerm(toks[2:len(toks)-1]) && !namesOne(toks[2:len(toks)-1])
-	}
-	return false
-}
-
-// namesOne reports whether a capitalised word is among toks: "what does
-// the In Review status mean?" asks about a name of ours.
-func namesOne(toks []words.Token) bool {
-	for _, t := range toks {
-		if t.Text != t.Lower {
-			return true
-		}
-	}
-	return false
-}
-
-// plainTerm reports whether the words to define or translate look like
-// ordinary language rather than jargon: no acronyms ("SLA", "RTO") and no
-// codes with digits ("P1"), which are more likely defined in our documents.
-func plainTerm(toks []words.Token) bool {
-	if len(toks) == 0 {
-		return false
-	}
-	for _, t := range toks {
-		if strings.ContainsAny(t.Text, "0123456789") {
-			return false
-		}
-		if n := len([]rune(t.Text)); n >= 2 && t.Text == strings.ToUpper(t.Text) {
-			return false
-		}
-	}
-	return true
+	return hasAny(padded, generalPhrases)
 }

@@ -20,7 +20,6 @@ const (
 	maxAnswer    = 16000 // bytes of an answer Check reads
 	maxKeywords  = 32    // distinct keywords kept from one text
 	maxSentences = 400   // sentences taken from one document or answer
-	maxEntities  = 20    // entity names taken from the graph's index
 )
 
 // clip returns at most n bytes of s, cut at a rune boundary: the prefix
@@ -201,37 +200,17 @@ func matchIn(k keyword, set map[string]bool) (ok bool, via string) {
 }
 
 // matchShare is how much of keyword k the stem set holds: 1 for the word
-// itself, synonymShare for a synonym, and for a phrase that is not there
-// whole, the share of its words that are ("public holidays" in a sentence
-// about local holidays: half), as if they had been asked one by one; via
-// names the synonym or the words found, and part says it is a phrase's
-// words.
-func matchShare(k keyword, set map[string]bool) (share float64, via string, part bool) {
-	if ok, via := matchIn(k, set); ok {
-		if via == "" {
-			return 1, "", false
-		}
-		return synonymShare, via, false
+// itself (a phrase's words all), synonymShare for a synonym (via names
+// it), 0 for neither.
+func matchShare(k keyword, set map[string]bool) (share float64, via string) {
+	ok, via := matchIn(k, set)
+	switch {
+	case !ok:
+		return 0, ""
+	case via != "":
+		return synonymShare, via
 	}
-	if !strings.Contains(k.Stem, " ") {
-		return 0, "", false
-	}
-	toks := words.Tokens(k.Lower)
-	var found []string
-	n := 0
-	for _, t := range toks {
-		if words.IsFiller(t.Lower) || light(t.Lower) {
-			continue
-		}
-		n++
-		if set[t.Stem] || set[lemma(t)] {
-			found = append(found, t.Lower)
-		}
-	}
-	if n < 2 || len(found) == 0 {
-		return 0, "", false // "time off" is not "time"
-	}
-	return float64(len(found)) / float64(n), strings.Join(found, " "), true
+	return 1, ""
 }
 
 // allIn reports whether every stem is in the set (and there is one).
@@ -247,9 +226,8 @@ func allIn(set map[string]bool, stems []string) bool {
 // appendVariants appends to dst the other stems a word is found under:
 // the lemma of an irregular form ("kept" is keep), the words of its family
 // in WordNet ("deletion" is delete, "monthly" month; see family), the
-// number of an ordinal or a number word ("10th" and "ten" are 10) and the
-// singular of a three-letter plural ("ups" in "meet-ups"). Stem sets hold
-// them too, so the forms meet either way.
+// number of an ordinal or a number word ("10th" and "ten" are 10). Stem
+// sets hold them too, so the forms meet either way.
 func appendVariants(dst []string, t words.Token) []string {
 	if b := baseOf(t.Lower); b != "" {
 		dst = append(dst, words.Stem(b))
@@ -258,18 +236,11 @@ func appendVariants(dst []string, t words.Token) []string {
 	if n := words.Ordinal(t.Lower); n != "" {
 		dst = append(dst, n)
 	}
-	if len(t.Lower) == 3 && t.Lower[2] == 's' && !words.IsFiller(t.Lower) {
-		dst = append(dst, t.Lower[:2]) // a short plural stem leaves whole: "meet-ups", "IDs"
-	}
 	if n, ok := questionNumberWords[t.Lower]; ok {
 		dst = append(dst, n)
 	}
 	return dst
 }
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func isLetterASCII(c byte) bool { return c >= 'a' && c <= 'z' }
 
 // joinList writes words as "a, b and c".
 func joinList(items []string) string {
