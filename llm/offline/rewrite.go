@@ -53,12 +53,16 @@ func (b *Brain) Rewrite(ctx context.Context, req agent.RewriteRequest) (agent.Re
 }
 
 // queryIdeas are the candidate queries of Rewrite, in order: the question
-// itself, then its keywords with their related words (those of the last
-// query tried when the question has none). None is empty and there is at
+// itself, the words it quotes, then its keywords with their related words
+// (those of the last query tried when the question has none). None is empty and there is at
 // least one.
 func queryIdeas(question string, tried []agent.Tried) []string {
 	var ideas []string
-	for _, q := range []string{strings.Join(strings.Fields(clip(question, 1000)), " "), expandedQuery(keywords(question))} {
+	var quote string // the words the question quotes, which it is about ('standby')
+	if m := quoted.FindStringSubmatch(question); m != nil {
+		quote = strings.Join(strings.Fields(m[1]), " ")
+	}
+	for _, q := range []string{strings.Join(strings.Fields(clip(question, 1000)), " "), quote, expandedQuery(keywords(question))} {
 		if q != "" && !slices.Contains(ideas, q) {
 			ideas = append(ideas, q)
 		}

@@ -87,6 +87,15 @@ func TestRewriteAttempts(t *testing.T) {
 	}
 }
 
+// A word the question quotes is searched for alone first: the scene
+// around it ("on the bridge") finds other documents.
+func TestRewriteSearchesTheQuotedWord(t *testing.T) {
+	got := rewrites(t, rewriteBrain(), "someone typed 'canary' in the war room, what's that mean?", agent.RouteVector, allRoutes, 1)
+	if len(got) == 0 || got[0].Query != "canary" {
+		t.Errorf("first rewrite = %+v; want the quoted canary", got)
+	}
+}
+
 // A question with few keywords and no related words has few new queries;
 // the rewrite after the last can only repeat one, which tells the agent to
 // stop rewriting.
