@@ -19,8 +19,11 @@ import (
 //     <div>) are converted as HTML pages are (see extractHTML);
 //   - a pipe table becomes a row a line, "- Col: val · Col: val", as
 //     HTML tables do (see renderTable);
-//   - heading attributes ("## Defaults {#default}", "{: .note}") and the
-//     HTML tags left in text ("<br>", "<code>") are removed.
+//   - heading attributes ("## Defaults {#default}", "{: .note}"), attribute
+//     lists after links ("{:target="_blank"}") and the HTML tags left in
+//     text ("<br>", "<code>") are removed;
+//   - an admonition ("!!! warning "Title"" over an indented body) is its
+//     title in bold, then its body unindented.
 //
 // Answers quote stored text, so none of this may reach them.
 func cleanMarkdown(s string) string {
@@ -61,6 +64,12 @@ var (
 	headingAttrs = regexp.MustCompile(`[ \t]*\{[ \t]*(:[^{}\n]*|[#.][\w.:-][^{}\n]*)\}[ \t]*$`)
 	// A line that is nothing but an attribute list: kramdown's "{: .note}".
 	attrLine = regexp.MustCompile(`^[ \t]*\{:[^{}\n]*\}[ \t]*$`)
+	// An attribute list after a link or a word, as kramdown and
+	// Python-Markdown's attr_list write them: "[x](u){:target="_blank"}".
+	inlineAttrs = regexp.MustCompile(`\{:[^{}\n]{0,200}\}`)
+	// An admonition of Python-Markdown and MkDocs ("!!! warning "Title"",
+	// "??? note" when collapsible); its body is the indented lines below.
+	admonition = regexp.MustCompile(`^[ \t]*(?:!!!|\?\?\?\+?)[ \t]*([\w-]+)(?:[ \t]+"([^"\n]*)")?[ \t]*$`)
 )
 
 // cleanText is cleanMarkdown for a run of lines outside code blocks.
@@ -68,10 +77,11 @@ func cleanText(s string) string {
 	s = outsideCodeSpans(s, func(t string) string {
 		t = slackChannelTag.ReplaceAllString(t, "#$1")
 		t = templateTag.ReplaceAllString(t, "")
+		t = inlineAttrs.ReplaceAllString(t, "")
 		t = emptyLink.ReplaceAllString(t, "$1")
 		return htmlComment.ReplaceAllString(t, "")
 	})
-	lines := convertHTMLBlocks(strings.Split(s, "\n"))
+	lines := convertHTMLBlocks(admonitions(strings.Split(s, "\n")))
 	lines = pipeTables(lines)
 	for i, line := range lines {
 		if attrLine.MatchString(line) {
@@ -79,11 +89,44 @@ func cleanText(s string) string {
 			continue
 		}
 		if _, ok := atxHeading(line); ok {
-			line = headingAttrs.ReplaceAllString(line, "")
+			line = strings.TrimRight(headingAttrs.ReplaceAllString(line, ""), " \t")
 		}
 		lines[i] = stripInlineTags(line)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// admonitions turns each admonition into text: its title (or its kind,
+// "Warning") as a line of its own, then its body without the indentation
+// that would read as a code block. An admonition is a note the page
+// wants read ("!!! warning "Can someone..."" over the advice itself).
+func admonitions(lines []string) []string {
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); i++ {
+		m := admonition.FindStringSubmatch(lines[i])
+		if m == nil {
+			out = append(out, lines[i])
+			continue
+		}
+		title := strings.TrimSpace(m[2])
+		if title == "" {
+			title = strings.ToUpper(m[1][:1]) + m[1][1:]
+		}
+		out = append(out, "**"+title+"**", "")
+		for i+1 < len(lines) {
+			next := lines[i+1]
+			body, ok := strings.CutPrefix(next, "    ")
+			if !ok {
+				body, ok = strings.CutPrefix(next, "\t")
+			}
+			if !ok && strings.TrimSpace(next) != "" {
+				break
+			}
+			out = append(out, body)
+			i++
+		}
+	}
+	return out
 }
 
 // outsideCodeSpans applies fn to the text of each paragraph of s that is

@@ -51,6 +51,16 @@ func TestCleanMarkdown(t *testing.T) {
 			want: "Use `{{.Name}}` and `<br>`.\n\n```html\n<td>{% raw %}</td>\n| a | b |\n|---|---|\n```",
 		},
 		{
+			name: "an attribute list after a link",
+			in:   "Read the [guide](https://x.example/g){:target=\"_blank\"} first.",
+			want: "Read the [guide](https://x.example/g) first.",
+		},
+		{
+			name: "an admonition is its title and its body, unindented",
+			in:   "Steps.\n\n!!! warning \"Ship it\"\n    Never say \"ship it\" on a Friday.\n\n    Wait for Monday.\n\n??? note\n    Folded.\nAfter.",
+			want: "Steps.\n\n**Ship it**\n\nNever say \"ship it\" on a Friday.\n\nWait for Monday.\n\n**Note**\n\nFolded.\nAfter.",
+		},
+		{
 			name: "a rule is not a table",
 			in:   "a | b\n---\nc",
 			want: "a | b\n---\nc",
@@ -67,7 +77,7 @@ func TestCleanMarkdown(t *testing.T) {
 
 // markupMarks are what stored text must never show: tags, template tags,
 // heading anchors.
-var markupMarks = []string{"<td", "<li", "</", "{#", "{%", "]()"}
+var markupMarks = []string{"<td", "<li", "</", "{#", "{%", "]()", "{:", "!!!"}
 
 // TestCorporaHaveNoMarkup reads every document of the evaluation corpora
 // (Go HTML and Markdown, MkDocs Markdown with raw HTML tables, Markdown
@@ -142,6 +152,7 @@ func FuzzCleanMarkdown(f *testing.F) {
 	f.Add("## A {#a}\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\n<table><tr><td>a</td></tr>\n\n</table>\n{% x %}")
 	f.Add("<div>\n<div>\n</div>\n```\n<td>\n```\n{% unclosed\n| a |\n| - |")
 	f.Add("<!-- {{ `<br>` | x | \\| -->\n|a\\|\n|-|\n<pre>\n\n</pre>")
+	f.Add("!!! warning \"T\"\n    body {:x}\n\t```\n\tcode\n???+\n!!!\n    [a](b){:target=\"_blank\"}")
 	f.Fuzz(func(t *testing.T, in string) {
 		out := cleanMarkdown(in)
 		if utf8.ValidString(in) && !utf8.ValidString(out) {
