@@ -20,8 +20,8 @@ import (
 //   - a pipe table becomes a row a line, "- Col: val · Col: val", as
 //     HTML tables do (see renderTable);
 //   - heading attributes ("## Defaults {#default}", "{: .note}"), attribute
-//     lists after links ("{:target="_blank"}") and the HTML tags left in
-//     text ("<br>", "<code>") are removed;
+//     lists after links ("{:target="_blank"}"), images and the HTML tags
+//     left in text ("<br>", "<code>") are removed;
 //   - an admonition ("!!! warning "Title"" over an indented body) is its
 //     title in bold, then its body unindented.
 //
@@ -67,6 +67,9 @@ var (
 	// An attribute list after a link or a word, as kramdown and
 	// Python-Markdown's attr_list write them: "[x](u){:target="_blank"}".
 	inlineAttrs = regexp.MustCompile(`\{:[^{}\n]{0,200}\}`)
+	// A Markdown image: a picture, which answers cannot show, as HTML
+	// images are dropped too (see extractHTML).
+	mdImage = regexp.MustCompile(`!\[[^\]\n]{0,500}\]\([^()\n]{0,1000}\)`)
 	// An admonition of Python-Markdown and MkDocs ("!!! warning "Title"",
 	// "??? note" when collapsible); its body is the indented lines below.
 	admonition = regexp.MustCompile(`^[ \t]*(?:!!!|\?\?\?\+?)[ \t]*([\w-]+)(?:[ \t]+"([^"\n]*)")?[ \t]*$`)
@@ -78,6 +81,7 @@ func cleanText(s string) string {
 		t = slackChannelTag.ReplaceAllString(t, "#$1")
 		t = templateTag.ReplaceAllString(t, "")
 		t = inlineAttrs.ReplaceAllString(t, "")
+		t = mdImage.ReplaceAllString(t, "")
 		t = emptyLink.ReplaceAllString(t, "$1")
 		return htmlComment.ReplaceAllString(t, "")
 	})

@@ -51,6 +51,11 @@ func TestCleanMarkdown(t *testing.T) {
 			want: "Use `{{.Name}}` and `<br>`.\n\n```html\n<td>{% raw %}</td>\n| a | b |\n|---|---|\n```",
 		},
 		{
+			name: "an image goes, a link stays",
+			in:   "![Stalking status](../img/stalk.png)\nSee [the bot](bot.md) ![x](y.png).",
+			want: "\nSee [the bot](bot.md) .",
+		},
+		{
 			name: "an attribute list after a link",
 			in:   "Read the [guide](https://x.example/g){:target=\"_blank\"} first.",
 			want: "Read the [guide](https://x.example/g) first.",
@@ -77,7 +82,7 @@ func TestCleanMarkdown(t *testing.T) {
 
 // markupMarks are what stored text must never show: tags, template tags,
 // heading anchors.
-var markupMarks = []string{"<td", "<li", "</", "{#", "{%", "]()", "{:", "!!!"}
+var markupMarks = []string{"<td", "<li", "</", "{#", "{%", "]()", "{:", "!!!", "!["}
 
 // TestCorporaHaveNoMarkup reads every document of the evaluation corpora
 // (Go HTML and Markdown, MkDocs Markdown with raw HTML tables, Markdown
