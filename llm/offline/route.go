@@ -151,12 +151,13 @@ var (
 
 // currentEvents reports whether a question asks about current events: a
 // news word, or a time word with an event word, in a question that is not
-// about our own things.
+// about our own things ("which code do I put weather leave under?" asks
+// about a leave policy).
 func currentEvents(padded string) bool {
-	if hasAny(padded, newsWords) {
-		return true
+	if hasAny(padded, internalWords) {
+		return false
 	}
-	return hasAny(padded, nowWords) && hasAny(padded, eventWords) && !hasAny(padded, internalWords)
+	return hasAny(padded, newsWords) || hasAny(padded, nowWords) && hasAny(padded, eventWords)
 }
 
 // nowAboutOthers reports whether a question binds a name of someone else

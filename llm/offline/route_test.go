@@ -71,6 +71,8 @@ func TestRoute(t *testing.T) {
 		{"What is the current price of bitcoin?", agent.RouteWeb, "current events"},
 		{"Latest news about OpenAI", agent.RouteWeb, "current events"},
 		{"How is the Apple stock doing today?", agent.RouteWeb, "current events"},
+		// A news word in a question about our own rules is not news.
+		{"The snow closed my office: is there weather leave for me?", agent.RouteVector, ""},
 		// Relations go to the graph.
 		{"Which suppliers are connected to our top 3 customers?", agent.RouteGraph, "suppliers relate to customers"},
 		{"Who supplies Acme Corp?", agent.RouteGraph, "Acme Corp"},
