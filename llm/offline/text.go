@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/text"
 	"github.com/switchboard/switchboard/kb/words"
+	"github.com/switchboard/switchboard/lexicon"
 )
 
 // Limits. Inputs come from chat users and from stores, so their size is not
@@ -196,7 +197,57 @@ func matchIn(k keyword, set map[string]bool) (ok bool, via string) {
 			return true, r.text
 		}
 	}
+	for _, w := range spellingsOf(k.Lower) {
+		if set[words.Stem(w)] {
+			return true, ""
+		}
+	}
 	return false, ""
+}
+
+var spellingMemo = memo[[]string]{max: 5000}
+
+// spellingsOf returns the words WordNet knows that a word it does not know
+// is one slip of the keyboard from ("requried": required): two letters
+// swapped, one left out, one too many or one wrong. Chat questions are
+// typed fast; a name or jargon rarely lies one slip from a dictionary word
+// the same documents use. Words under five letters are too short to tell.
+func spellingsOf(w string) []string { return spellingMemo.get(w, spellings) }
+
+func spellings(w string) []string {
+	if len(w) < 5 || len(w) > 30 || lexicon.Known(w) {
+		return nil
+	}
+	for i := range len(w) {
+		if w[i] < 'a' || w[i] > 'z' {
+			return nil
+		}
+	}
+	var out []string
+	seen := map[string]bool{w: true}
+	try := func(c string) {
+		if !seen[c] {
+			seen[c] = true
+			if lexicon.Known(c) {
+				out = append(out, c)
+			}
+		}
+	}
+	for i := range len(w) {
+		try(w[:i] + w[i+1:]) // one too many
+		if i+1 < len(w) {
+			try(w[:i] + string(w[i+1]) + string(w[i]) + w[i+2:]) // two swapped
+		}
+		for c := byte('a'); c <= 'z'; c++ {
+			try(w[:i] + string(c) + w[i+1:]) // one wrong
+		}
+	}
+	for i := range len(w) + 1 {
+		for c := byte('a'); c <= 'z'; c++ {
+			try(w[:i] + string(c) + w[i:]) // one left out
+		}
+	}
+	return out
 }
 
 // matchShare is how much of keyword k the stem set holds: 1 for the word

@@ -93,6 +93,10 @@ func TestMatchIn(t *testing.T) {
 		{"plane", "Annual plans are refunded.", false, ""},
 		{"sit", "Remove a site from the console.", false, ""},
 		{"time off", "It takes time to review.", false, ""}, // "off" is missing
+		// A slip of the keyboard in a word WordNet does not know.
+		{"requried", "Only the display name is required.", true, ""},
+		{"recieve", "You receive a badge.", true, ""},
+		{"kubectl", "Run the kube control tool.", false, ""}, // jargon is not corrected
 	} {
 		k := keywords(tt.keyword)
 		if len(k) != 1 {
