@@ -10,35 +10,23 @@ import (
 	"github.com/switchboard/switchboard/lexicon"
 )
 
-// The answering check. Grounding asks whether every sentence of an answer
-// is in its sources; this asks whether those sentences say what was
-// asked. An extractive answer can quote its sources faithfully and still
-// miss: "Do we get paid leave for jury duty?" finds every sentence about
-// paid leave, and none of them says a word about jury duty.
-//
-// A question asks for an attribute of an entity. The entity is its names
-// (capitalised words, acronyms) and its topic words: nouns and words no
-// dictionary has (jargon, codes) weigh 1, the other words (verbs,
-// adjectives, words of many senses) half, and those are optional when the
-// question has topic words of the first kind, except in a yes/no question,
-// which asks whether its verb holds. The attribute is the kind of answer
-// asked for: an amount ("how many", a cap, "what percentage"), a measure
-// ("how long": an amount with a unit), a time, a person, or, for a yes/no
-// question, nothing more than the entity and its verb. Kinds are read
-// with WordNet (a limit, a time period, a unit, a person), not from lists.
-//
-// The supported sentences answer when one place (a sentence, or two that
-// follow each other; graph rows together) covers answerShare of the topic
-// weight and all of it when there are one or two topic words, every
-// number the question states and any superlative ("the highest"), states
-// the kind asked for and, for graph rows, the relation asked about; and
-// the question's names occur in the documents. A yes/no question is not
-// answered when a topic word occurs in no document: if none mentions jury
-// duty, no sentence of theirs can say whether it is paid.
-//
-// The check is lexical, weaker than a model's reading in both
-// directions, so an offline answer never gets the high badge
-// (agent/result.go, offlineHigh); this decides between medium and partial.
+// The answering check: grounding asks whether every sentence of an answer
+// is in its sources, this whether they say what was asked ("Do we get
+// paid leave for jury duty?" is not answered by every sentence about paid
+// leave). A question asks for an attribute of an entity. The entity is its
+// names (capitalised words, acronyms), which must occur in the documents,
+// and its topic words; verbs, adjectives and adverbs (WordNet's usual part
+// of speech) are optional when it has nouns or jargon, except in a yes/no
+// question, which asks whether its verb holds. The attribute is the kind
+// of answer asked for, read with WordNet rather than word lists: an amount
+// ("how many", a limit, "what percentage"), a measure ("how long": an
+// amount with a unit), a time or a person. The supported sentences answer
+// when one place (a sentence or two that follow each other; graph rows
+// together) covers answerShare of the topic weight (all of it with one or
+// two topic words), every number the question states and any superlative,
+// states the kind asked for and, for graph rows, the relation; a yes/no
+// question is not answered when a topic word is in no document. This is
+// lexical, so an offline answer is never high (agent/result.go).
 
 // answerShare is the share of the topic weight one place must cover.
 const answerShare = 2.0 / 3
