@@ -81,3 +81,17 @@ func canonicalNumber(s string) string {
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
+
+// numberWords are the number words a chat question states a number in;
+// "one" is left out ("which one").
+var numberWords = map[string]string{
+	"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+	"nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20", "thirty": "30",
+	"forty": "40", "fifty": "50", "sixty": "60", "ninety": "90", "hundred": "100",
+}
+
+// NumberWord returns the digits of a lowercase number word ("six" is "6").
+func NumberWord(w string) (digits string, ok bool) {
+	digits, ok = numberWords[w]
+	return digits, ok
+}

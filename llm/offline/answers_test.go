@@ -218,19 +218,21 @@ func TestCheckUngroundedIsNotAnswering(t *testing.T) {
 
 func TestFocusOf(t *testing.T) {
 	tests := []struct {
-		question            string
-		terms, names        string
-		quantity, when, who bool
-		polar               bool
+		question     string
+		terms, names string
+		kind         string
+		polar        bool
 	}{
 		{question: "Do we get paid leave for jury duty?", terms: "paid leave jury duty", polar: true},
 		{question: "Can I carry unused vacation days over to next year?", terms: "carry unused vacation days next year", polar: true},
-		{question: "Is there a limit on how much I can spend on presents for a client?", terms: "spend presents client", quantity: true, polar: true},
-		{question: "I'm in Massachusetts. How long can I take paid leave for my own serious illness?", terms: "Massachusetts take paid leave serious illness", names: "Massachusetts", quantity: true},
-		{question: "When is open enrollment?", terms: "open enrollment", when: true},
-		{question: "Who sells us Ipoh Coffee?", terms: "sells Ipoh Coffee", names: "Ipoh Coffee", who: true},
-		{question: "What share of the yearly profits is handed out to staff?", terms: "yearly profits handed staff", quantity: true},
+		{question: "Is there a limit on how much I can spend on presents for a client?", terms: "spend presents client", kind: "how much", polar: true},
+		{question: "I'm in Massachusetts. How long can I take paid leave for my own serious illness?", terms: "Massachusetts take paid leave serious illness", names: "Massachusetts", kind: "how long"},
+		{question: "When is open enrollment?", terms: "open enrollment", kind: "when"},
+		{question: "Who sells us Ipoh Coffee?", terms: "sells Ipoh Coffee", names: "Ipoh Coffee", kind: "who"},
+		{question: "What share of the yearly profits is handed out to staff?", terms: "yearly profits handed staff", kind: "how much"},
 		{question: "Which customers use the EU data region?", terms: "customers use EU data region", names: "EU"},
+		{question: "What time does the nightly backup start?", terms: "nightly backup start", kind: "when"},
+		{question: "the delivery SLA, in seconds?", terms: "delivery SLA", names: "SLA", kind: "how many seconds"},
 	}
 	for _, tt := range tests {
 		f := focusOf(tt.question)
@@ -241,10 +243,9 @@ func TestFocusOf(t *testing.T) {
 		for _, n := range f.names {
 			names = append(names, n.Text)
 		}
-		if strings.Join(terms, " ") != tt.terms || strings.Join(names, " ") != tt.names ||
-			f.quantity != tt.quantity || f.when != tt.when || f.who != tt.who || f.polar != tt.polar {
-			t.Errorf("focusOf(%q) = terms %q names %q quantity %v when %v who %v polar %v; want %q %q %v %v %v %v",
-				tt.question, terms, names, f.quantity, f.when, f.who, f.polar, tt.terms, tt.names, tt.quantity, tt.when, tt.who, tt.polar)
+		if strings.Join(terms, " ") != tt.terms || strings.Join(names, " ") != tt.names || f.kind != tt.kind || f.polar != tt.polar {
+			t.Errorf("focusOf(%q) = terms %q names %q kind %q polar %v; want %q %q %q %v",
+				tt.question, terms, names, f.kind, f.polar, tt.terms, tt.names, tt.kind, tt.polar)
 		}
 	}
 }

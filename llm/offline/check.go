@@ -2,6 +2,8 @@ package offline
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/switchboard/switchboard/agent"
@@ -147,45 +149,36 @@ func contentOf(s string) (stems, nums []string) {
 	return stems, words.Numbers(s)
 }
 
-// evidence indexes the documents' words and numbers, lazily: an answer
-// usually cites a few of them.
+// evidence indexes the documents' words and numbers (numbers as "#n"),
+// lazily: an answer usually cites a few of them.
 type evidence struct {
-	docs  []agent.Document
-	words []map[string]bool
-	nums  []map[string]bool
+	docs []agent.Document
+	sets []map[string]bool
 }
 
 func newEvidence(docs []agent.Document) *evidence {
-	return &evidence{
-		docs:  docs,
-		words: make([]map[string]bool, len(docs)),
-		nums:  make([]map[string]bool, len(docs)),
-	}
+	return &evidence{docs: docs, sets: make([]map[string]bool, len(docs))}
 }
 
-func (e *evidence) index(i int) {
-	if e.words[i] != nil {
-		return
+func (e *evidence) set(i int) map[string]bool {
+	if e.sets[i] == nil {
+		text := docText(e.docs[i])
+		e.sets[i] = maps.Clone(docStemSet(text)) // docStemSet's is shared
+		for _, n := range words.Numbers(text) {
+			e.sets[i]["#"+n] = true
+		}
 	}
-	text := docText(e.docs[i])
-	e.words[i] = docStemSet(text) // shared: read only
-	e.nums[i] = make(map[string]bool)
-	for _, n := range words.Numbers(text) {
-		e.nums[i][n] = true
-	}
+	return e.sets[i]
 }
 
 // supports reports whether the cited documents (all of them when refs is
-// empty) hold enough of the words and every number.
-func (e *evidence) supports(refs []int, words, nums []string) bool {
+// empty) hold supportedShare of the words and every number.
+func (e *evidence) supports(refs []int, stems, nums []string) bool {
 	var use []int
 	for _, r := range refs {
 		if r >= 1 && r <= len(e.docs) {
 			use = append(use, r-1)
 		}
-	}
-	if len(refs) > 0 && len(use) == 0 {
-		return false // cites only sources that do not exist
 	}
 	if len(refs) == 0 {
 		for i := range e.docs {
@@ -193,32 +186,14 @@ func (e *evidence) supports(refs []int, words, nums []string) bool {
 		}
 	}
 	if len(use) == 0 {
-		return false
+		return false // cites only sources that do not exist, or there are none
 	}
-	for _, i := range use {
-		e.index(i)
-	}
-	has := func(sets []map[string]bool, key string) bool {
-		for _, i := range use {
-			if sets[i][key] {
-				return true
-			}
-		}
-		return false
-	}
+	has := func(key string) bool { return slices.ContainsFunc(use, func(i int) bool { return e.set(i)[key] }) }
 	found := 0
-	for _, w := range words {
-		if has(e.words, w) {
+	for _, w := range stems {
+		if has(w) {
 			found++
 		}
 	}
-	if len(words) > 0 && float64(found) < supportedShare*float64(len(words)) {
-		return false
-	}
-	for _, n := range nums {
-		if !has(e.nums, n) {
-			return false
-		}
-	}
-	return true
+	return float64(found) >= supportedShare*float64(len(stems)) && !slices.ContainsFunc(nums, func(n string) bool { return !has("#" + n) })
 }

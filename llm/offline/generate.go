@@ -235,7 +235,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 		if inHeading {
 			score += 0.15
 		}
-		if focus.kind() != "" && focus.kindMissing(newAnswerPlace(s)) == "" {
+		if focus.kind != "" && focus.states(newAnswerPlace(s)) {
 			score += 0.1 // it states the kind of thing asked for: an amount, a time, a name
 		}
 		if missingName(focus, set, headingSet, titleSet) {

@@ -55,6 +55,14 @@ type keyword struct {
 	number bool
 }
 
+// questionFrameWords shape a question without naming its topic: they say
+// what kind of answer is wanted ("allowed", "possible"), or are verbs so
+// general that a document need not repeat them.
+var questionFrameWords = setOf(`allowed allow able possible okay special anything exist exists available
+kind kinds type types sort happen happens happened need needed required require requires supposed
+expected mean means exactly actually usually currently ok right correct true false
+there whats apply applies may`)
+
 // keywords returns the distinct topic words of s in order of first
 // appearance: stopwords, one-character words and single digits are dropped,
 // and words with the same stem count once. A phrase WordNet knows ("sign
@@ -81,7 +89,7 @@ func keywords(s string) []keyword {
 			continue
 		}
 		t := toks[i]
-		if n, ok := questionNumberWords[t.Lower]; ok {
+		if n, ok := words.NumberWord(t.Lower); ok {
 			// "ten years" may be written "10 years" or "10th
 			// anniversary": a number counts where the document has it.
 			if !seen[n] {
@@ -100,7 +108,7 @@ func keywords(s string) []keyword {
 		if chat {
 			w = 0.5 // a verb or adjective, or a vague word: the topic is elsewhere
 		}
-		frame := (i > 0 && toks[i-1].Lower == "how") || capWords[t.Lower] || questionFrameWords[t.Lower]
+		frame := (i > 0 && toks[i-1].Lower == "how") || asksLimit(t.Lower) || questionFrameWords[t.Lower]
 		out = append(out, keyword{Token: t, weight: w, frame: frame, chat: chat})
 	}
 	framed := true
@@ -287,7 +295,7 @@ func appendVariants(dst []string, t words.Token) []string {
 	if n := words.Ordinal(t.Lower); n != "" {
 		dst = append(dst, n)
 	}
-	if n, ok := questionNumberWords[t.Lower]; ok {
+	if n, ok := words.NumberWord(t.Lower); ok {
 		dst = append(dst, n)
 	}
 	return dst
