@@ -170,32 +170,6 @@ func TestGenerateJoinsWrappedListItems(t *testing.T) {
 	}
 }
 
-// A glossary is a list of short items without closing punctuation: they
-// are what the document says, not headings of what follows.
-func TestGenerateQuotesShortListItems(t *testing.T) {
-	doc := agent.Document{
-		Title: "Release terms",
-		Content: "## Words you will hear\n" +
-			"You may hear these on a release call.\n\n" +
-			"* **Rollback** - \"Return to the last release that worked well for everyone\"\n" +
-			"* **Canary** - \"A small first deploy\"\n" +
-			"* **Freeze** - \"No deploys until further notice\"",
-		Route: agent.RouteVector,
-	}
-	q := "on a release call someone said 'canary', what does that mean?"
-	g, err := testBrain().Grade(context.Background(), q, doc)
-	if err != nil || !g.Relevant {
-		t.Fatalf("Grade = %+v, %v; want relevant", g, err)
-	}
-	ans, err := testBrain().Generate(context.Background(), agent.GenerateRequest{Question: q, Docs: []agent.Document{doc}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(ans, "A small first deploy") {
-		t.Errorf("answer does not quote the list item:\n%s", ans)
-	}
-}
-
 // A sentence that ends in a colon is completed by the list after it: the
 // item that answers need not repeat the question's words, the lead does.
 func TestGenerateCompletesAListsLead(t *testing.T) {

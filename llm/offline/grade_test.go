@@ -105,29 +105,37 @@ func TestGrade(t *testing.T) {
 	}
 }
 
-// A word the question quotes is what it asks about: a document that has it
-// is relevant though it says nothing of the rest of the scene, and the
-// answer need not repeat the scene either.
-func TestGradeQuotedWord(t *testing.T) {
-	glossary := agent.Document{
-		Title: "Release terms",
-		Content: "## Words you will hear\n\nYou may hear these during a release.\n\n" +
-			"* **Rollback** - \"Return to the last release that worked well for everyone\"\n" +
-			"* **Canary** - \"A small first deploy\"\n",
-		Route: agent.RouteVector,
-	}
-	q := "in the war room someone typed 'canary' to the pager, what's that mean?"
-	g, err := testBrain().Grade(context.Background(), q, glossary)
-	if err != nil || !g.Relevant {
-		t.Fatalf("Grade = %+v, %v; want relevant", g, err)
-	}
-	ans, err := testBrain().Generate(context.Background(), agent.GenerateRequest{Question: q, Docs: []agent.Document{glossary}})
-	if err != nil || !strings.Contains(ans, "A small first deploy") {
-		t.Fatalf("Generate = %q, %v; want the canary item", ans, err)
-	}
-	v, err := testBrain().Check(context.Background(), q, ans, []agent.Document{glossary})
-	if err != nil || !v.Answers {
-		t.Errorf("Check = %+v, %v; want it to answer what 'canary' means", v, err)
+// glossary is a list of short items without closing punctuation: they
+// are what the document says, not headings of what follows.
+var glossary = agent.Document{
+	Title: "Release terms",
+	Content: "## Words you will hear\n\nYou may hear these during a release.\n\n" +
+		"* **Rollback** - \"Return to the last release that worked well for everyone\"\n" +
+		"* **Canary** - \"A small first deploy\"\n",
+	Route: agent.RouteVector,
+}
+
+// A glossary's entry is found and quoted; a word the question quotes is
+// what it asks about: a document that has it is relevant though it says
+// nothing of the rest of the scene, and the answer need not repeat the
+// scene either.
+func TestGlossaryAndQuotedWord(t *testing.T) {
+	for _, q := range []string{
+		"on a release call someone said 'canary', what does that mean?",
+		"in the war room someone typed 'canary' to the pager, what's that mean?",
+	} {
+		g, err := testBrain().Grade(context.Background(), q, glossary)
+		if err != nil || !g.Relevant {
+			t.Fatalf("Grade(%q) = %+v, %v; want relevant", q, g, err)
+		}
+		ans, err := testBrain().Generate(context.Background(), agent.GenerateRequest{Question: q, Docs: []agent.Document{glossary}})
+		if err != nil || !strings.Contains(ans, "A small first deploy") {
+			t.Fatalf("Generate(%q) = %q, %v; want the canary item", q, ans, err)
+		}
+		v, err := testBrain().Check(context.Background(), q, ans, []agent.Document{glossary})
+		if err != nil || !v.Answers {
+			t.Errorf("Check(%q) = %+v, %v; want it to answer what 'canary' means", q, v, err)
+		}
 	}
 	// An apostrophe is not a quote.
 	if q := quotedIn("the IC's \"ship it\" wasn't clear", "ship it"); q != "ship it" {
