@@ -73,6 +73,11 @@ var (
 	// An admonition of Python-Markdown and MkDocs ("!!! warning "Title"",
 	// "??? note" when collapsible); its body is the indented lines below.
 	admonition = regexp.MustCompile(`^[ \t]*(?:!!!|\?\?\?\+?)[ \t]*([\w-]+)(?:[ \t]+"([^"\n]*)")?[ \t]*$`)
+	// A container of Docusaurus, VuePress and markdown-it (":::tip Title",
+	// ":::tip[Title]"), which ":::" closes, and a GitHub alert ("> [!NOTE]").
+	container      = regexp.MustCompile(`^[ \t]*:::+[ \t]*([A-Za-z][\w-]*)(?:\[([^\]\n]*)\]|[ \t]+([^\n]*?))?[ \t]*$`)
+	containerClose = regexp.MustCompile(`^[ \t]*:::+[ \t]*$`)
+	githubAlert    = regexp.MustCompile(`^([ \t]*>[ \t]*)\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*$`)
 )
 
 // cleanText is cleanMarkdown for a run of lines outside code blocks.
@@ -103,10 +108,29 @@ func cleanText(s string) string {
 // admonitions turns each admonition into text: its title (or its kind,
 // "Warning") as a line of its own, then its body without the indentation
 // that would read as a code block. An admonition is a note the page
-// wants read ("!!! warning "Can someone..."" over the advice itself).
+// wants read ("!!! warning "Can someone..."" over the advice itself). The
+// containers of Docusaurus and VuePress (":::tip Title" … ":::") and
+// GitHub's alerts ("> [!NOTE]") become the same bold title.
 func admonitions(lines []string) []string {
 	out := make([]string, 0, len(lines))
+	kind := func(k string) string { return strings.ToUpper(k[:1]) + strings.ToLower(k[1:]) }
 	for i := 0; i < len(lines); i++ {
+		if m := githubAlert.FindStringSubmatch(lines[i]); m != nil {
+			out = append(out, m[1]+"**"+kind(m[2])+"**")
+			continue
+		}
+		if containerClose.MatchString(lines[i]) {
+			out = append(out, "")
+			continue
+		}
+		if m := container.FindStringSubmatch(lines[i]); m != nil {
+			title := strings.TrimSpace(m[2] + m[3])
+			if title == "" {
+				title = kind(m[1])
+			}
+			out = append(out, "**"+title+"**", "")
+			continue
+		}
 		m := admonition.FindStringSubmatch(lines[i])
 		if m == nil {
 			out = append(out, lines[i])
@@ -114,7 +138,7 @@ func admonitions(lines []string) []string {
 		}
 		title := strings.TrimSpace(m[2])
 		if title == "" {
-			title = strings.ToUpper(m[1][:1]) + m[1][1:]
+			title = kind(m[1])
 		}
 		out = append(out, "**"+title+"**", "")
 		for i+1 < len(lines) {

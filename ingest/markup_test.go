@@ -66,6 +66,11 @@ func TestCleanMarkdown(t *testing.T) {
 			want: "Steps.\n\n**Ship it**\n\nNever say \"ship it\" on a Friday.\n\nWait for Monday.\n\n**Note**\n\nFolded.\nAfter.",
 		},
 		{
+			name: "containers and GitHub alerts",
+			in:   ":::tip Ship on Mondays\nDeploys wait for Monday.\n:::\n\n:::note[Freeze]\nNo deploys.\n:::\n\n> [!WARNING]\n> Never force-push.",
+			want: "**Ship on Mondays**\n\nDeploys wait for Monday.\n\n\n**Freeze**\n\nNo deploys.\n\n\n> **Warning**\n> Never force-push.",
+		},
+		{
 			name: "a rule is not a table",
 			in:   "a | b\n---\nc",
 			want: "a | b\n---\nc",
@@ -82,7 +87,7 @@ func TestCleanMarkdown(t *testing.T) {
 
 // markupMarks are what stored text must never show: tags, template tags,
 // heading anchors.
-var markupMarks = []string{"<td", "<li", "</", "{#", "{%", "]()", "{:", "!!!", "!["}
+var markupMarks = []string{"<td", "<li", "</", "{#", "{%", "]()", "{:", "!!!", "![", ":::", "[!NOTE]"}
 
 // TestCorporaHaveNoMarkup reads every document of the evaluation corpora
 // (Go HTML and Markdown, MkDocs Markdown with raw HTML tables, Markdown
@@ -157,6 +162,7 @@ func FuzzCleanMarkdown(f *testing.F) {
 	f.Add("## A {#a}\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\n<table><tr><td>a</td></tr>\n\n</table>\n{% x %}")
 	f.Add("<div>\n<div>\n</div>\n```\n<td>\n```\n{% unclosed\n| a |\n| - |")
 	f.Add("<!-- {{ `<br>` | x | \\| -->\n|a\\|\n|-|\n<pre>\n\n</pre>")
+	f.Add(":::tip[x\n:::note y\n> [!NOTE]\n:::\n")
 	f.Add("!!! warning \"T\"\n    body {:x}\n\t```\n\tcode\n???+\n!!!\n    [a](b){:target=\"_blank\"}")
 	f.Fuzz(func(t *testing.T, in string) {
 		out := cleanMarkdown(in)
