@@ -118,8 +118,6 @@ func focusIn(all, asks []string) questionFocus {
 			kind = "how much" // "what percentage", "what share"
 		case asksLimit(w):
 			kind = "how much"
-		case prev == "in" && !words.IsFiller(w) && isA(w, "unit of measurement", "time unit"):
-			kind = "how many " + w // "the delivery SLA, in seconds?"
 		}
 		if kind != "" {
 			if f.kind == "" {
@@ -137,10 +135,8 @@ func focusIn(all, asks []string) questionFocus {
 		}
 		seen[t.Stem] = true
 		t.Stem = lemma(t)
-		// A superlative, and an adjective that says which time ("last
-		// year"), is the point of the question, not talk.
-		when := next != "" && lexicon.Has(w, lexicon.Adj) && isA(next, "time period", "time unit")
-		f.terms = append(f.terms, keyword{Token: t, weight: 1, chat: chattyAt(toks, i) && !superlative(w) && !when})
+		// A superlative is the point of the question, not talk.
+		f.terms = append(f.terms, keyword{Token: t, weight: 1, chat: chattyAt(toks, i) && !superlative(w)})
 		f.pos = append(f.pos, i)
 		if len(f.terms) >= maxKeywords {
 			break
@@ -290,17 +286,12 @@ func answersFocus(f questionFocus, sentences []string, docs string, titles map[s
 	if len(sentences) == 0 {
 		return answerCoverage{missing: f.describe(names, f.needed(), f.kind, false)}
 	}
-	// A place is a sentence or two that follow each other; graph rows
-	// are one place, as the query chose them together.
+	// A place is a sentence or two that follow each other.
 	var places []string
-	if rows := strings.Join(sentences, " \n"); strings.Contains(rows, "]->") || strings.Contains(rows, "<-[") {
-		places = []string{rows}
-	} else {
-		for i := range sentences {
-			places = append(places, sentences[i])
-			if i+1 < len(sentences) {
-				places = append(places, sentences[i]+" \n"+sentences[i+1])
-			}
+	for i := range sentences {
+		places = append(places, sentences[i])
+		if i+1 < len(sentences) {
+			places = append(places, sentences[i]+" \n"+sentences[i+1])
 		}
 	}
 	best, bestShare, bestKind := []int(nil), -1.0, f.kind
@@ -322,7 +313,7 @@ func answersFocus(f questionFocus, sentences []string, docs string, titles map[s
 			}
 			loose = true
 		}
-		if share > bestShare || share == bestShare && kind == "" && bestKind != "" {
+		if share > bestShare {
 			best, bestShare, bestKind, bestNums = missing, share, kind, nums
 		}
 	}
@@ -365,33 +356,24 @@ func (f questionFocus) needed() []int {
 	return out
 }
 
-// coverage returns the share of the focus weight w covers (the needed
-// terms, a chatty one at half weight and a synonym at synonymShare, and
-// the numbers the question states), the terms it misses and the numbers
-// it lacks, as written.
+// coverage returns the share of the focus w covers (the needed terms, a
+// synonym at synonymShare, and the numbers the question states), the
+// terms it misses and the numbers it lacks, as written.
 func (f questionFocus) coverage(w answerPlace) (share float64, missing []int, nums []string) {
 	var got, total float64
 	for i, k := range f.terms {
 		if !f.needs(k) {
 			continue
 		}
-		weight := 1.0
-		if vague(k.Lower) {
-			weight = 0.5
+		total++
+		share, _ := matchShare(k, w.set)
+		if share == 0 && f.relation(w, k) { // "sells" in the question, SUPPLIES in the row
+			share = 1
 		}
-		total += weight
-		ok, via := matchIn(k, w.set)
-		if !ok {
-			ok = f.relation(w, k) // "sells" in the question, SUPPLIES in the row
-		}
-		switch {
-		case !ok:
+		if share == 0 {
 			missing = append(missing, i)
-		case via != "":
-			got += synonymShare * weight
-		default:
-			got += weight
 		}
+		got += share
 	}
 	have := words.Numbers(w.text)
 	for i, n := range f.numbers {
@@ -455,7 +437,7 @@ func (f questionFocus) states(w answerPlace) bool {
 		return true
 	case "when":
 		return answerTimeNumber.MatchString(w.text) || slices.ContainsFunc(w.toks, func(t words.Token) bool {
-			return statesWhen(t) && !f.asks(t) // "during summer hours" does not say when summer hours are
+			return statesWhen(t)
 		})
 	case "who":
 		return f.statesName(w.toks)
@@ -473,12 +455,6 @@ func (f questionFocus) states(w answerPlace) bool {
 		return true
 	}
 	for i, t := range w.toks {
-		if unit := strings.TrimLeft(t.Lower, "0123456789.,"); unit != t.Lower && unit != "" {
-			if isA(unit, "unit of measurement") {
-				return true // "64kb"
-			}
-			continue
-		}
 		if !words.IsDigits(t.Lower) && !amountAt(w.toks, i) && t.Lower != "a" && t.Lower != "an" {
 			continue
 		}
@@ -535,26 +511,14 @@ func statesWhen(t words.Token) bool {
 
 // statesName reports whether the tokens name someone other than the
 // question's names: a person or group as WordNet knows them ("your
-// manager"), a name, or a run of two capitalised words.
+// manager"), or a name.
 func (f questionFocus) statesName(toks []words.Token) bool {
-	asked := func(t words.Token) bool {
-		return slices.ContainsFunc(f.names, func(n words.Token) bool { return n.Lower == t.Lower })
-	}
 	for i, t := range toks {
-		switch {
-		case asked(t):
-		case isA(t.Lower, "person", "social group"), isName(t, i == 0):
-			return true
-		case i+1 < len(toks) && startsUpper(t.Text) && startsUpper(toks[i+1].Text) && !words.IsFiller(t.Lower) && !asked(toks[i+1]):
+		if !f.isName(keyword{Token: t}) && (isA(t.Lower, "person", "social group") || isName(t, i == 0)) {
 			return true
 		}
 	}
 	return false
-}
-
-// asks reports whether t is one of the question's focus words.
-func (f questionFocus) asks(t words.Token) bool {
-	return slices.ContainsFunc(f.terms, func(k keyword) bool { return k.Stem == t.Stem || k.Lower == t.Lower })
 }
 
 // describe says what an answer does not cover, completing "I found
