@@ -188,7 +188,7 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 	intro, itemPara := 0.0, -1
 	for _, ds := range documentSentences(d) {
 		s := ds.text
-		if strings.HasSuffix(s, "?") || isExcluded(s, excluded) || ds.tail {
+		if strings.HasSuffix(s, "?") || len(words.Tokens(s)) < 3 || isExcluded(s, excluded) || ds.tail {
 			continue
 		}
 		follows := ds.para == prevPara && ds.pos == prevPos+1 && continuesPrevious(s)
