@@ -68,8 +68,16 @@ func focusOf(question string) questionFocus {
 	return focusIn(all, all)
 }
 
-func (f questionFocus) hasTopic() bool {
-	return slices.ContainsFunc(f.terms, func(k keyword) bool { return !k.chat && !f.isName(k) })
+func (f questionFocus) hasTopic() bool { return slices.ContainsFunc(f.terms, f.topical) }
+
+// topical reports whether a term is a topic word, which an answering place
+// must hold: not chatty, not a name.
+func (f questionFocus) topical(k keyword) bool { return !k.chat && !f.isName(k) }
+
+// missesTopic reports whether a place that misses the terms missing lacks
+// a topic word.
+func (f questionFocus) missesTopic(missing []int) bool {
+	return slices.ContainsFunc(missing, func(i int) bool { return f.topical(f.terms[i]) })
 }
 
 // focusIn reads the focus of a question split into parts, of which asks
@@ -260,7 +268,6 @@ func newAnswerPlace(text string) answerPlace {
 // answerCoverage is what an answer's sentences cover of a focus.
 type answerCoverage struct {
 	answers bool
-	loose   bool   // answers, without a topic word of the question: the badge is low
 	missing string // what is not covered, for Verdict.Missing
 }
 
@@ -296,7 +303,6 @@ func answersFocus(f questionFocus, sentences []string, docs string, titles map[s
 	}
 	best, bestShare, bestKind := []int(nil), -1.0, f.kind
 	var bestNums []string
-	loose := false
 	for _, text := range places {
 		w := newAnswerPlace(text)
 		for k := range titles {
@@ -307,24 +313,18 @@ func answersFocus(f questionFocus, sentences []string, docs string, titles map[s
 		if !f.states(w) {
 			kind = f.kind
 		}
-		if f.termsOK(share, missing) && len(nums) == 0 && kind == "" && len(names) == 0 && len(absent) == 0 {
-			if !slices.ContainsFunc(missing, func(i int) bool { return !f.terms[i].chat && !f.isName(f.terms[i]) }) {
-				return answerCoverage{answers: true}
-			}
-			loose = true
+		if f.termsOK(share, missing) && len(nums) == 0 && kind == "" && len(names) == 0 && len(absent) == 0 && !f.missesTopic(missing) {
+			return answerCoverage{answers: true}
 		}
 		if share > bestShare {
 			best, bestShare, bestKind, bestNums = missing, share, kind, nums
 		}
 	}
-	if loose {
-		return answerCoverage{answers: true, loose: true}
-	}
 	var miss []int
 	switch {
 	case len(absent) > 0:
 		miss = absent // the most telling: the documents never mention it
-	case !f.termsOK(bestShare, best) || len(bestNums) > 0:
+	case !f.termsOK(bestShare, best) || len(bestNums) > 0 || f.missesTopic(best):
 		miss, names = best, append(names, bestNums...)
 	}
 	return answerCoverage{missing: f.describe(names, miss, bestKind, len(absent) > 0)}
