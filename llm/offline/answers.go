@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/switchboard/switchboard/kb/words"
 	"github.com/switchboard/switchboard/lexicon"
@@ -232,14 +231,7 @@ func isName(t words.Token, startsSentence bool) bool {
 	if t.Text == strings.ToUpper(t.Text) && strings.ToLower(t.Text) != t.Text {
 		return true // an acronym
 	}
-	return !startsSentence && startsUpper(t.Text)
-}
-
-func startsUpper(s string) bool {
-	for _, r := range s {
-		return unicode.IsUpper(r)
-	}
-	return false
+	return !startsSentence && startsName(t.Text, false)
 }
 
 // isName reports whether focus term k is one of the question's names.

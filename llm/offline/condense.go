@@ -79,7 +79,7 @@ func condenseOne(prev, question string) string {
 		}
 		return question
 	}
-	if _, ok := smallTalk(toks, " "+strings.Join(lowers(toks), " ")+" "); ok {
+	if _, ok := smallTalk(toks, padded(toks)); ok {
 		return question // "thanks" follows a question but asks nothing
 	}
 	pron := -1

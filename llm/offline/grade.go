@@ -50,15 +50,12 @@ func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) 
 		if len(m.matched) > 0 {
 			return agent.Grade{Relevant: true, Reason: "mentions " + listWords(m.matched)}, nil
 		}
-		ents, err := b.matchEntities(ctx, question)
+		ents, err := b.entities(ctx, question)
 		if err != nil {
 			return agent.Grade{}, err
 		}
-		lower := strings.ToLower(text)
-		for _, e := range ents {
-			if strings.Contains(lower, strings.ToLower(e)) {
-				return agent.Grade{Relevant: true, Reason: "mentions " + e}, nil
-			}
+		if name := nameIn(text, ents); name != "" {
+			return agent.Grade{Relevant: true, Reason: "mentions " + name}, nil
 		}
 		return agent.Grade{Reason: "mentions none of the question's keywords or entities"}, nil
 	}

@@ -67,7 +67,7 @@ func (b *Brain) route(ctx context.Context, question string, evident bool) (agent
 		return decided(agent.RouteDirect, reason)
 	}
 	toks := words.Tokens(q)
-	lower := " " + strings.Join(lowers(toks), " ") + " "
+	lower := padded(toks)
 	if r, ok := smallTalk(toks, lower); ok && !evident {
 		return decided(agent.RouteDirect, r)
 	}
@@ -91,13 +91,14 @@ func (b *Brain) route(ctx context.Context, question string, evident bool) (agent
 	return agent.RouteDecision{}, false, nil
 }
 
-// lowers returns the lowercase form of each token.
-func lowers(toks []words.Token) []string {
-	out := make([]string, len(toks))
-	for i, t := range toks {
-		out[i] = t.Lower
+// padded joins the lowercase words with spaces, and puts one at each end
+// too, so that hasAny finds phrases on word boundaries.
+func padded(toks []words.Token) string {
+	var b strings.Builder
+	for _, t := range toks {
+		b.WriteString(" " + t.Lower)
 	}
-	return out
+	return b.String() + " "
 }
 
 // hasAny reports whether the padded, space-joined lowercase words contain

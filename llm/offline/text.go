@@ -145,10 +145,16 @@ func lemma(t words.Token) string {
 // stemSet returns the stems of every word of s, stopwords included (the
 // phrase "time off" needs "off"), and their variant stems (see
 // appendVariants).
-func stemSet(s string) map[string]bool {
+func stemSet(s string) map[string]bool { return stemsOf(words.Tokens(s), nil) }
+
+// stemsOf is stemSet for tokens, leaving out those skip says to.
+func stemsOf(toks []words.Token, skip func(i int) bool) map[string]bool {
 	m := make(map[string]bool)
 	var buf [4]string
-	for _, t := range words.Tokens(s) {
+	for i, t := range toks {
+		if skip != nil && skip(i) {
+			continue
+		}
 		m[t.Stem] = true
 		for _, v := range appendVariants(buf[:0], t) {
 			m[v] = true
