@@ -247,12 +247,10 @@ type answerPlace struct {
 }
 
 func newAnswerPlace(text string) answerPlace {
-	w := answerPlace{set: make(map[string]bool), toks: words.Tokens(text), text: text}
+	w := answerPlace{toks: words.Tokens(text), text: text}
+	w.set = stemsOf(w.toks, nil)
 	for _, t := range w.toks {
-		w.set[t.Stem], w.set[lemma(t)], w.set[t.Lower] = true, true, true
-		for _, v := range family(t.Lower) {
-			w.set[v] = true
-		}
+		w.set[t.Lower] = true // the question's names are looked up as written
 	}
 	return w
 }
@@ -552,12 +550,7 @@ func (f questionFocus) describe(names []string, missing []int, kind string, wide
 		for i := range about {
 			about[i] = "“" + about[i] + "”"
 		}
-		last := len(about) - 1
-		list := about[last]
-		if last > 0 {
-			list = strings.Join(about[:last], ", ") + " or " + list
-		}
-		parts = append(parts, "anything about "+list)
+		parts = append(parts, "anything about "+joinList(about, "or"))
 	}
 	if kind != "" {
 		parts = append(parts, kind)

@@ -436,18 +436,15 @@ func graphLead(question string, rows []string) string {
 	// The kind asked for is the first one the question names: "Which
 	// suppliers are connected to our top 3 customers?" asks for suppliers.
 	position := map[string]int{}
-	for i, w := range strings.Fields(strings.ToLower(question)) {
-		w = strings.Trim(w, "?!.,;:'\"")
-		for _, form := range []string{w, strings.TrimSuffix(w, "s"), strings.TrimSuffix(w, "ies") + "y"} {
-			if _, ok := position[form]; !ok {
-				position[form] = i
-			}
+	for i, t := range words.Tokens(question) {
+		if _, ok := position[words.Singular(t.Lower)]; !ok {
+			position[words.Singular(t.Lower)] = i
 		}
 	}
 	label, best := "", -1
 	for _, row := range rows {
 		for _, m := range graphEntity.FindAllStringSubmatch(row, -1) {
-			if p, ok := position[strings.ToLower(m[2])]; ok && (best < 0 || p < best) {
+			if p, ok := position[words.Singular(strings.ToLower(m[2]))]; ok && (best < 0 || p < best) {
 				label, best = m[2], p
 			}
 		}
@@ -492,7 +489,7 @@ func graphLead(question string, rows []string) string {
 	if len(names) > 1 {
 		label = plural(label)
 	}
-	return label + ": " + joinList(names) + " " + strings.Join(cites, "") + "."
+	return label + ": " + joinList(names, "and") + " " + strings.Join(cites, "") + "."
 }
 
 func rowMatches(line string, kws []keyword, ents []*graphwalk.Entity) bool {

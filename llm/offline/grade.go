@@ -138,7 +138,7 @@ func listWords(ws []string) string {
 	if len(ws) > 6 {
 		return strings.Join(ws[:6], ", ") + fmt.Sprintf(" and %d more", len(ws)-6)
 	}
-	return joinList(ws)
+	return joinList(ws, "and")
 }
 
 // enoughSpecific reports whether a text holds more than specificShare of
@@ -163,15 +163,11 @@ var quoted = regexp.MustCompile("(?:^|\\s)['\"‘“`]([^'\"‘’“”`\\n]{2,
 func quotedIn(question, text string) string {
 	for _, m := range quoted.FindAllStringSubmatch(clip(question, maxQuestion), 3) {
 		want := words.Tokens(m[1])
-		if len(want) == 0 || len(want) > 5 {
-			continue
+		stems := make([]string, len(want))
+		for i, t := range want {
+			stems[i] = t.Stem
 		}
-		set := docStemSet(text)
-		ok := true
-		for _, t := range want {
-			ok = ok && set[t.Stem]
-		}
-		if ok {
+		if len(want) <= 5 && allIn(docStemSet(text), stems) {
 			return strings.TrimSpace(m[1])
 		}
 	}

@@ -233,7 +233,7 @@ func graphReason(entities, nouns []string) string {
 		if len(names) == 1 {
 			return "asks what " + names[0] + " is connected to"
 		}
-		return "asks how " + joinList(names) + " are connected"
+		return "asks how " + joinList(names, "and") + " are connected"
 	}
 	switch len(nouns) {
 	case 0:
@@ -241,7 +241,7 @@ func graphReason(entities, nouns []string) string {
 	case 1:
 		return "asks about " + nouns[0] + " and their connections"
 	}
-	return "asks how " + nouns[0] + " relate to " + joinList(nouns[1:min(len(nouns), 3)])
+	return "asks how " + nouns[0] + " relate to " + joinList(nouns[1:min(len(nouns), 3)], "and")
 }
 
 // General-knowledge vocabulary. The router cannot see the knowledge base,

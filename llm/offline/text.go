@@ -307,15 +307,12 @@ func appendVariants(dst []string, t words.Token) []string {
 	return dst
 }
 
-// joinList writes words as "a, b and c".
-func joinList(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
+// joinList writes words as "a, b and c" (or "a, b or c": conj).
+func joinList(items []string, conj string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
 // capitalize upper-cases the first letter of s.
