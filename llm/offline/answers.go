@@ -14,18 +14,14 @@ import (
 // paid leave for jury duty?" is not answered by every sentence about paid
 // leave). A question asks for an attribute of an entity. The entity is its
 // names (capitalised words, acronyms), which must occur in the documents,
-// and its topic words; verbs, adjectives and adverbs (WordNet's usual part
-// of speech) are optional when it has nouns or jargon, except in a yes/no
-// question, which asks whether its verb holds. The attribute is the kind
-// of answer asked for, read with WordNet rather than word lists: an amount
-// ("how many", a limit, "what percentage"), a measure ("how long": an
+// and its topic words (needs). The attribute is the kind of answer asked
+// for, read with WordNet rather than word lists: an amount, a measure (an
 // amount with a unit), a time or a person. The supported sentences answer
-// when one place (a sentence or two that follow each other; graph rows
-// together) covers answerShare of the topic weight (all of it with one or
-// two topic words), every number the question states and any superlative,
-// states the kind asked for and, for graph rows, the relation; a yes/no
-// question is not answered when a topic word is in no document. This is
-// lexical, so an offline answer is never high (agent/result.go).
+// when one place (a sentence or two that follow each other) holds every
+// topic word and answerShare of the needed words (termsOK), every number
+// the question states, and the kind asked for; a yes/no question is not
+// answered when a topic word is in no document. This is lexical, so an
+// offline answer is never high (agent/result.go).
 
 // answerShare is the share of the topic weight one place must cover.
 const answerShare = 2.0 / 3

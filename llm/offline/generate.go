@@ -44,24 +44,11 @@ type candidate struct {
 }
 
 // Generate answers by quoting the sources: it is extractive, so every
-// sentence it writes is a sentence of a document, cited [n].
-//
-// Sentences of text documents are scored by the share of the question's
-// topic keyword weight they contain (a synonym counts three quarters; the
-// words that only shape the question, "how long", "limit", do not count),
-// plus small bonuses for appearing early in their document, under a
-// heading (or title) that matches the question, and for stating the kind
-// of answer asked for: an amount for "how many", a time for "when", a name
-// or a role for "who". A sentence loses a fifth when a name of the
-// question is in none of it, its heading and its title ("Oregon" sentences
-// for a question about New Jersey), and one that refers back ("Together,
-// these programs…") may take most of the score of the sentence before it.
-// The best two to four, never the same sentence twice, are quoted in
-// document order. Graph documents hold rows such as "Acme Corp
-// -[SUPPLIES]-> Globex"; the rows that mention a keyword or an entity of
-// the question (or, if none does, the first rows: the query already chose
-// them) are listed as bullets. Sentences and rows that contain a claim of
-// req.Unsupported are left out.
+// sentence it writes is a sentence of a document, cited [n]. The best two
+// to four sentences of the text documents (scoreSentences, pickSentences)
+// are quoted in document order, then the graph documents' rows that bear
+// on the question (graphRows), led by the names asked for (graphLead).
+// Sentences and rows that contain a claim of req.Unsupported are left out.
 func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -169,7 +156,10 @@ func sceneHalf(kws []keyword, question string) []keyword {
 }
 
 // scoreSentences returns the sentences of a text document that share at
-// least one topic keyword with the question, scored.
+// least one topic keyword with the question, scored: the share of the
+// topic keywords' weight they contain (the words that only shape the
+// question, "how long", "limit", do not count), with the bonuses and
+// penalties below.
 func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocus, excluded []string) []candidate {
 	var total float64
 	for _, k := range kws {
