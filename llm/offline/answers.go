@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/switchboard/switchboard/kb/words"
 	"github.com/switchboard/switchboard/lexicon"
@@ -15,18 +14,14 @@ import (
 // paid leave for jury duty?" is not answered by every sentence about paid
 // leave). A question asks for an attribute of an entity. The entity is its
 // names (capitalised words, acronyms), which must occur in the documents,
-// and its topic words; verbs, adjectives and adverbs (WordNet's usual part
-// of speech) are optional when it has nouns or jargon, except in a yes/no
-// question, which asks whether its verb holds. The attribute is the kind
-// of answer asked for, read with WordNet rather than word lists: an amount
-// ("how many", a limit, "what percentage"), a measure ("how long": an
+// and its topic words (needs). The attribute is the kind of answer asked
+// for, read with WordNet rather than word lists: an amount, a measure (an
 // amount with a unit), a time or a person. The supported sentences answer
-// when one place (a sentence or two that follow each other; graph rows
-// together) covers answerShare of the topic weight (all of it with one or
-// two topic words), every number the question states and any superlative,
-// states the kind asked for and, for graph rows, the relation; a yes/no
-// question is not answered when a topic word is in no document. This is
-// lexical, so an offline answer is never high (agent/result.go).
+// when one place (a sentence or two that follow each other) holds every
+// topic word and answerShare of the needed words (termsOK), every number
+// the question states, and the kind asked for; a yes/no question is not
+// answered when a topic word is in no document. This is lexical, so an
+// offline answer is never high (agent/result.go).
 
 // answerShare is the share of the topic weight one place must cover.
 const answerShare = 2.0 / 3
@@ -68,8 +63,16 @@ func focusOf(question string) questionFocus {
 	return focusIn(all, all)
 }
 
-func (f questionFocus) hasTopic() bool {
-	return slices.ContainsFunc(f.terms, func(k keyword) bool { return !k.chat && !f.isName(k) })
+func (f questionFocus) hasTopic() bool { return slices.ContainsFunc(f.terms, f.topical) }
+
+// topical reports whether a term is a topic word, which an answering place
+// must hold: not chatty, not a name.
+func (f questionFocus) topical(k keyword) bool { return !k.chat && !f.isName(k) }
+
+// missesTopic reports whether a place that misses the terms missing lacks
+// a topic word.
+func (f questionFocus) missesTopic(missing []int) bool {
+	return slices.ContainsFunc(missing, func(i int) bool { return f.topical(f.terms[i]) })
 }
 
 // focusIn reads the focus of a question split into parts, of which asks
@@ -118,8 +121,6 @@ func focusIn(all, asks []string) questionFocus {
 			kind = "how much" // "what percentage", "what share"
 		case asksLimit(w):
 			kind = "how much"
-		case prev == "in" && !words.IsFiller(w) && isA(w, "unit of measurement", "time unit"):
-			kind = "how many " + w // "the delivery SLA, in seconds?"
 		}
 		if kind != "" {
 			if f.kind == "" {
@@ -137,10 +138,8 @@ func focusIn(all, asks []string) questionFocus {
 		}
 		seen[t.Stem] = true
 		t.Stem = lemma(t)
-		// A superlative, and an adjective that says which time ("last
-		// year"), is the point of the question, not talk.
-		when := next != "" && lexicon.Has(w, lexicon.Adj) && isA(next, "time period", "time unit")
-		f.terms = append(f.terms, keyword{Token: t, weight: 1, chat: chattyAt(toks, i) && !superlative(w) && !when})
+		// A superlative is the point of the question, not talk.
+		f.terms = append(f.terms, keyword{Token: t, weight: 1, chat: chattyAt(toks, i) && !superlative(w)})
 		f.pos = append(f.pos, i)
 		if len(f.terms) >= maxKeywords {
 			break
@@ -228,14 +227,7 @@ func isName(t words.Token, startsSentence bool) bool {
 	if t.Text == strings.ToUpper(t.Text) && strings.ToLower(t.Text) != t.Text {
 		return true // an acronym
 	}
-	return !startsSentence && startsUpper(t.Text)
-}
-
-func startsUpper(s string) bool {
-	for _, r := range s {
-		return unicode.IsUpper(r)
-	}
-	return false
+	return !startsSentence && startsName(t.Text, false)
 }
 
 // isName reports whether focus term k is one of the question's names.
@@ -251,12 +243,10 @@ type answerPlace struct {
 }
 
 func newAnswerPlace(text string) answerPlace {
-	w := answerPlace{set: make(map[string]bool), toks: words.Tokens(text), text: text}
+	w := answerPlace{toks: words.Tokens(text), text: text}
+	w.set = stemsOf(w.toks, nil)
 	for _, t := range w.toks {
-		w.set[t.Stem], w.set[lemma(t)], w.set[t.Lower] = true, true, true
-		for _, v := range family(t.Lower) {
-			w.set[v] = true
-		}
+		w.set[t.Lower] = true // the question's names are looked up as written
 	}
 	return w
 }
@@ -264,7 +254,6 @@ func newAnswerPlace(text string) answerPlace {
 // answerCoverage is what an answer's sentences cover of a focus.
 type answerCoverage struct {
 	answers bool
-	loose   bool   // answers, without a topic word of the question: the badge is low
 	missing string // what is not covered, for Verdict.Missing
 }
 
@@ -290,22 +279,16 @@ func answersFocus(f questionFocus, sentences []string, docs string, titles map[s
 	if len(sentences) == 0 {
 		return answerCoverage{missing: f.describe(names, f.needed(), f.kind, false)}
 	}
-	// A place is a sentence or two that follow each other; graph rows
-	// are one place, as the query chose them together.
+	// A place is a sentence or two that follow each other.
 	var places []string
-	if rows := strings.Join(sentences, " \n"); strings.Contains(rows, "]->") || strings.Contains(rows, "<-[") {
-		places = []string{rows}
-	} else {
-		for i := range sentences {
-			places = append(places, sentences[i])
-			if i+1 < len(sentences) {
-				places = append(places, sentences[i]+" \n"+sentences[i+1])
-			}
+	for i := range sentences {
+		places = append(places, sentences[i])
+		if i+1 < len(sentences) {
+			places = append(places, sentences[i]+" \n"+sentences[i+1])
 		}
 	}
 	best, bestShare, bestKind := []int(nil), -1.0, f.kind
 	var bestNums []string
-	loose := false
 	for _, text := range places {
 		w := newAnswerPlace(text)
 		for k := range titles {
@@ -316,24 +299,18 @@ func answersFocus(f questionFocus, sentences []string, docs string, titles map[s
 		if !f.states(w) {
 			kind = f.kind
 		}
-		if f.termsOK(share, missing) && len(nums) == 0 && kind == "" && len(names) == 0 && len(absent) == 0 {
-			if !slices.ContainsFunc(missing, func(i int) bool { return !f.terms[i].chat && !f.isName(f.terms[i]) }) {
-				return answerCoverage{answers: true}
-			}
-			loose = true
+		if f.termsOK(share, missing) && len(nums) == 0 && kind == "" && len(names) == 0 && len(absent) == 0 && !f.missesTopic(missing) {
+			return answerCoverage{answers: true}
 		}
-		if share > bestShare || share == bestShare && kind == "" && bestKind != "" {
+		if share > bestShare {
 			best, bestShare, bestKind, bestNums = missing, share, kind, nums
 		}
-	}
-	if loose {
-		return answerCoverage{answers: true, loose: true}
 	}
 	var miss []int
 	switch {
 	case len(absent) > 0:
 		miss = absent // the most telling: the documents never mention it
-	case !f.termsOK(bestShare, best) || len(bestNums) > 0:
+	case !f.termsOK(bestShare, best) || len(bestNums) > 0 || f.missesTopic(best):
 		miss, names = best, append(names, bestNums...)
 	}
 	return answerCoverage{missing: f.describe(names, miss, bestKind, len(absent) > 0)}
@@ -365,33 +342,24 @@ func (f questionFocus) needed() []int {
 	return out
 }
 
-// coverage returns the share of the focus weight w covers (the needed
-// terms, a chatty one at half weight and a synonym at synonymShare, and
-// the numbers the question states), the terms it misses and the numbers
-// it lacks, as written.
+// coverage returns the share of the focus w covers (the needed terms, a
+// synonym at synonymShare, and the numbers the question states), the
+// terms it misses and the numbers it lacks, as written.
 func (f questionFocus) coverage(w answerPlace) (share float64, missing []int, nums []string) {
 	var got, total float64
 	for i, k := range f.terms {
 		if !f.needs(k) {
 			continue
 		}
-		weight := 1.0
-		if vague(k.Lower) {
-			weight = 0.5
+		total++
+		share, _ := matchShare(k, w.set)
+		if share == 0 && f.relation(w, k) { // "sells" in the question, SUPPLIES in the row
+			share = 1
 		}
-		total += weight
-		ok, via := matchIn(k, w.set)
-		if !ok {
-			ok = f.relation(w, k) // "sells" in the question, SUPPLIES in the row
-		}
-		switch {
-		case !ok:
+		if share == 0 {
 			missing = append(missing, i)
-		case via != "":
-			got += synonymShare * weight
-		default:
-			got += weight
 		}
+		got += share
 	}
 	have := words.Numbers(w.text)
 	for i, n := range f.numbers {
@@ -455,7 +423,7 @@ func (f questionFocus) states(w answerPlace) bool {
 		return true
 	case "when":
 		return answerTimeNumber.MatchString(w.text) || slices.ContainsFunc(w.toks, func(t words.Token) bool {
-			return statesWhen(t) && !f.asks(t) // "during summer hours" does not say when summer hours are
+			return statesWhen(t)
 		})
 	case "who":
 		return f.statesName(w.toks)
@@ -473,12 +441,6 @@ func (f questionFocus) states(w answerPlace) bool {
 		return true
 	}
 	for i, t := range w.toks {
-		if unit := strings.TrimLeft(t.Lower, "0123456789.,"); unit != t.Lower && unit != "" {
-			if isA(unit, "unit of measurement") {
-				return true // "64kb"
-			}
-			continue
-		}
 		if !words.IsDigits(t.Lower) && !amountAt(w.toks, i) && t.Lower != "a" && t.Lower != "an" {
 			continue
 		}
@@ -535,26 +497,14 @@ func statesWhen(t words.Token) bool {
 
 // statesName reports whether the tokens name someone other than the
 // question's names: a person or group as WordNet knows them ("your
-// manager"), a name, or a run of two capitalised words.
+// manager"), or a name.
 func (f questionFocus) statesName(toks []words.Token) bool {
-	asked := func(t words.Token) bool {
-		return slices.ContainsFunc(f.names, func(n words.Token) bool { return n.Lower == t.Lower })
-	}
 	for i, t := range toks {
-		switch {
-		case asked(t):
-		case isA(t.Lower, "person", "social group"), isName(t, i == 0):
-			return true
-		case i+1 < len(toks) && startsUpper(t.Text) && startsUpper(toks[i+1].Text) && !words.IsFiller(t.Lower) && !asked(toks[i+1]):
+		if !f.isName(keyword{Token: t}) && (isA(t.Lower, "person", "social group") || isName(t, i == 0)) {
 			return true
 		}
 	}
 	return false
-}
-
-// asks reports whether t is one of the question's focus words.
-func (f questionFocus) asks(t words.Token) bool {
-	return slices.ContainsFunc(f.terms, func(k keyword) bool { return k.Stem == t.Stem || k.Lower == t.Lower })
 }
 
 // describe says what an answer does not cover, completing "I found
@@ -596,12 +546,7 @@ func (f questionFocus) describe(names []string, missing []int, kind string, wide
 		for i := range about {
 			about[i] = "“" + about[i] + "”"
 		}
-		last := len(about) - 1
-		list := about[last]
-		if last > 0 {
-			list = strings.Join(about[:last], ", ") + " or " + list
-		}
-		parts = append(parts, "anything about "+list)
+		parts = append(parts, "anything about "+joinList(about, "or"))
 	}
 	if kind != "" {
 		parts = append(parts, kind)

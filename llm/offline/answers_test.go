@@ -60,7 +60,6 @@ func TestCheckAnswers(t *testing.T) {
 		answer   string // "" for the offline generator's answer
 		answers  bool
 		missing  string // a part of Verdict.Missing when answers is false
-		loose    bool   // Verdict.Loose when answers is true
 	}{
 		// Yes/no questions whose answer the documents do not hold, though
 		// they talk about other kinds of leave.
@@ -120,7 +119,13 @@ func TestCheckAnswers(t *testing.T) {
 			answer: "That title structure is shared amongst all departments [1]. Every level has its own expectations [1].", missing: "highest"},
 		{name: "a superlative, answered", question: "What is the highest title level?",
 			docs:   []agent.Document{levelsDoc},
-			answer: "The levels are Junior, Mid-level, Senior, Lead and Principal; Principal is the highest [1].", answers: true, loose: true},
+			answer: "That title structure is shared amongst all departments [1]. The levels are Junior, Mid-level, Senior, Lead and Principal; Principal is the highest [1].", answers: true},
+		// A place without a topic word of the question does not answer
+		// it: the agent looks further (this once answered, with a low
+		// badge; the dev sets gained two right answers without that).
+		{name: "a superlative, without the topic", question: "What is the highest title level?",
+			docs:   []agent.Document{levelsDoc},
+			answer: "The levels are Junior, Mid-level, Senior, Lead and Principal; Principal is the highest [1].", missing: "title"},
 
 		// Who and when are read with WordNet, not a list of the words
 		// some handbook uses: a role is a kind of person or group, a
@@ -190,9 +195,6 @@ func TestCheckAnswers(t *testing.T) {
 			if v.Answers != tt.answers {
 				t.Fatalf("Answers = %v, want %v (missing %q) for the answer:\n%s", v.Answers, tt.answers, v.Missing, answer)
 			}
-			if tt.answers && v.Loose != tt.loose {
-				t.Errorf("Loose = %v, want %v", v.Loose, tt.loose)
-			}
 			if tt.answers && v.Missing != "" {
 				t.Errorf("an answering verdict names something missing: %q", v.Missing)
 			}
@@ -232,7 +234,6 @@ func TestFocusOf(t *testing.T) {
 		{question: "What share of the yearly profits is handed out to staff?", terms: "yearly profits handed staff", kind: "how much"},
 		{question: "Which customers use the EU data region?", terms: "customers use EU data region", names: "EU"},
 		{question: "What time does the nightly backup start?", terms: "nightly backup start", kind: "when"},
-		{question: "the delivery SLA, in seconds?", terms: "delivery SLA", names: "SLA", kind: "how many seconds"},
 	}
 	for _, tt := range tests {
 		f := focusOf(tt.question)

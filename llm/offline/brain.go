@@ -2,6 +2,7 @@ package offline
 
 import (
 	"context"
+	"strings"
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/graphwalk"
@@ -61,17 +62,23 @@ func (b *Brain) GraphEmpty(ctx context.Context) bool {
 	return err == nil && idx.Empty()
 }
 
-// matchEntities returns the names of the graph entities text names
-// (mentioned), as the graph spells them.
-func (b *Brain) matchEntities(ctx context.Context, text string) ([]string, error) {
+// entities returns the graph entities text names (mentioned).
+func (b *Brain) entities(ctx context.Context, text string) ([]*graphwalk.Entity, error) {
 	idx, err := b.index(ctx)
 	if err != nil || idx == nil {
 		return nil, err
 	}
 	text = clip(text, maxQuestion)
-	var out []string
-	for _, e := range mentioned(text, words.Tokens(text), idx) {
-		out = append(out, e.Name)
+	return mentioned(text, words.Tokens(text), idx), nil
+}
+
+// nameIn returns the name of the first of ents that text contains, or "".
+func nameIn(text string, ents []*graphwalk.Entity) string {
+	lower := strings.ToLower(text)
+	for _, e := range ents {
+		if strings.Contains(lower, strings.ToLower(e.Name)) {
+			return e.Name
+		}
 	}
-	return out, nil
+	return ""
 }

@@ -64,7 +64,6 @@ func (b *Brain) Check(ctx context.Context, question, answer string, docs []agent
 	if v.Grounded {
 		cov := answersFocus(focusOf(question), supported, allText(docs), titles(docs))
 		v.Answers = cov.answers && len(supported) > 0
-		v.Loose = v.Answers && cov.loose
 		if !v.Answers {
 			v.Missing = cov.missing
 		}

@@ -63,7 +63,6 @@ var (
 	pronouns     = setOf(`it they that those them there this these its their`)
 	determiners  = setOf(`that this these those its their`)
 	prepositions = setOf(`for in at on with about regarding during from to under by within outside inside`)
-	questionWord = setOf(`what which who whom whose when where why how is are do does did can could should would will was were has have`)
 )
 
 // condenseOne combines a previous standalone question with a follow-up.
@@ -79,7 +78,7 @@ func condenseOne(prev, question string) string {
 		}
 		return question
 	}
-	if _, ok := smallTalk(toks, " "+strings.Join(lowers(toks), " ")+" "); ok {
+	if _, ok := smallTalk(toks, padded(toks)); ok {
 		return question // "thanks" follows a question but asks nothing
 	}
 	pron := -1
@@ -90,7 +89,7 @@ func condenseOne(prev, question string) string {
 		}
 	}
 	few := len(keywords(rest)) <= 2
-	startsQuestion := questionWord[toks[0].Lower]
+	startsQuestion := opensQuestion(rest)
 	if !opened && (len(toks) > 3 || startsQuestion) && (pron < 0 || !few) {
 		return question // standalone
 	}

@@ -2,7 +2,6 @@ package offline
 
 import (
 	"context"
-	"strings"
 
 	"github.com/switchboard/switchboard/agent"
 	"github.com/switchboard/switchboard/calc"
@@ -34,7 +33,7 @@ func (b *Brain) Direct(ctx context.Context, question string, history []agent.Tur
 		return answer, true, nil
 	}
 	toks := words.Tokens(q)
-	if _, ok := smallTalk(toks, " "+strings.Join(lowers(toks), " ")+" "); ok {
+	if _, ok := smallTalk(toks, padded(toks)); ok {
 		for _, t := range toks {
 			if thanks[t.Lower] {
 				return "You're welcome!", true, nil

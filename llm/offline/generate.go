@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/agent"
+	"github.com/switchboard/switchboard/graphwalk"
 	"github.com/switchboard/switchboard/internal/cite"
 	"github.com/switchboard/switchboard/internal/text"
 	"github.com/switchboard/switchboard/kb/words"
@@ -42,24 +44,11 @@ type candidate struct {
 }
 
 // Generate answers by quoting the sources: it is extractive, so every
-// sentence it writes is a sentence of a document, cited [n].
-//
-// Sentences of text documents are scored by the share of the question's
-// topic keyword weight they contain (a synonym counts three quarters; the
-// words that only shape the question, "how long", "limit", do not count),
-// plus small bonuses for appearing early in their document, under a
-// heading (or title) that matches the question, and for stating the kind
-// of answer asked for: an amount for "how many", a time for "when", a name
-// or a role for "who". A sentence loses a fifth when a name of the
-// question is in none of it, its heading and its title ("Oregon" sentences
-// for a question about New Jersey), and one that refers back ("Together,
-// these programs…") may take most of the score of the sentence before it.
-// The best two to four, never the same sentence twice, are quoted in
-// document order. Graph documents hold rows such as "Acme Corp
-// -[SUPPLIES]-> Globex"; the rows that mention a keyword or an entity of
-// the question (or, if none does, the first rows: the query already chose
-// them) are listed as bullets. Sentences and rows that contain a claim of
-// req.Unsupported are left out.
+// sentence it writes is a sentence of a document, cited [n]. The best two
+// to four sentences of the text documents (scoreSentences, pickSentences)
+// are quoted in document order, then the graph documents' rows that bear
+// on the question (graphRows), led by the names asked for (graphLead).
+// Sentences and rows that contain a claim of req.Unsupported are left out.
 func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -85,7 +74,7 @@ func (b *Brain) Generate(ctx context.Context, req agent.GenerateRequest) (string
 	}
 	var rows []string
 	if hasGraph {
-		ents, err := b.matchEntities(ctx, req.Question)
+		ents, err := b.entities(ctx, req.Question)
 		if err != nil {
 			return "", err
 		}
@@ -167,7 +156,10 @@ func sceneHalf(kws []keyword, question string) []keyword {
 }
 
 // scoreSentences returns the sentences of a text document that share at
-// least one topic keyword with the question, scored.
+// least one topic keyword with the question, scored: the share of the
+// topic keywords' weight they contain (the words that only shape the
+// question, "how long", "limit", do not count), with the bonuses and
+// penalties below.
 func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocus, excluded []string) []candidate {
 	var total float64
 	for _, k := range kws {
@@ -180,7 +172,6 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 	}
 	var out []candidate
 	titleSet := docStemSet(clip(d.Title, 500))
-	headingSets := make(map[string]map[string]bool)
 	prevPara, prevPos, prevScore := -1, 0, 0.0 // the last sentence scored
 	// intro is the score of the last sentence that ends in a colon, while
 	// the list it opens lasts: "Their values are:" is completed by the
@@ -195,21 +186,14 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 		inherited := prevScore
 		headingSet := titleSet
 		if ds.heading != "" {
-			if headingSets[ds.heading] == nil {
-				headingSets[ds.heading] = docStemSet(ds.heading)
-			}
-			headingSet = headingSets[ds.heading]
+			headingSet = docStemSet(ds.heading)
 		}
-		set := docStemSet(s)
+		set, own := docStemSet(s), ownMentions(s, titleSet) // own: without "this policy"
 		got, inHeading := 0.0, false
-		var own map[string]bool // the set without "this policy": see ownMentions
 		for _, k := range kws {
-			kset := set
-			if !k.frame {
-				if own == nil {
-					own = ownMentions(s, titleSet)
-				}
-				kset = own
+			kset := own
+			if k.frame {
+				kset = set
 			}
 			if share, _ := matchShare(k, kset); !k.frame || k.number {
 				got += share * k.weight
@@ -266,19 +250,10 @@ func scoreSentences(doc int, d agent.Document, kws []keyword, focus questionFocu
 // "these guidelines"). They say nothing of the question's topic, so they
 // do not count as the question's "policy".
 func ownMentions(s string, title map[string]bool) map[string]bool {
-	set := make(map[string]bool)
-	var buf [4]string
 	toks := words.Tokens(s)
-	for i, t := range toks {
-		if i > 0 && (toks[i-1].Lower == "this" || toks[i-1].Lower == "these") && (vague(t.Lower) || title[t.Stem]) {
-			continue
-		}
-		set[t.Stem] = true
-		for _, v := range appendVariants(buf[:0], t) {
-			set[v] = true
-		}
-	}
-	return set
+	return stemsOf(toks, func(i int) bool {
+		return i > 0 && (toks[i-1].Lower == "this" || toks[i-1].Lower == "these") && (vague(toks[i].Lower) || title[toks[i].Stem])
+	})
 }
 
 // continuedShare is what a sentence that continues the one before it
@@ -393,7 +368,7 @@ func pickSentences(cands []candidate) []candidate {
 // graphRows lists the rows of the graph documents that mention a keyword
 // or an entity of the question, as cited bullets. If no row does, it lists
 // the first rows, because the graph query already selected them.
-func graphRows(docs []agent.Document, kws []keyword, ents []string, excluded []string) []string {
+func graphRows(docs []agent.Document, kws []keyword, ents []*graphwalk.Entity, excluded []string) []string {
 	type row struct {
 		doc  int
 		text string
@@ -451,18 +426,15 @@ func graphLead(question string, rows []string) string {
 	// The kind asked for is the first one the question names: "Which
 	// suppliers are connected to our top 3 customers?" asks for suppliers.
 	position := map[string]int{}
-	for i, w := range strings.Fields(strings.ToLower(question)) {
-		w = strings.Trim(w, "?!.,;:'\"")
-		for _, form := range []string{w, strings.TrimSuffix(w, "s"), strings.TrimSuffix(w, "ies") + "y"} {
-			if _, ok := position[form]; !ok {
-				position[form] = i
-			}
+	for i, t := range words.Tokens(question) {
+		if _, ok := position[words.Singular(t.Lower)]; !ok {
+			position[words.Singular(t.Lower)] = i
 		}
 	}
 	label, best := "", -1
 	for _, row := range rows {
 		for _, m := range graphEntity.FindAllStringSubmatch(row, -1) {
-			if p, ok := position[strings.ToLower(m[2])]; ok && (best < 0 || p < best) {
+			if p, ok := position[words.Singular(strings.ToLower(m[2]))]; ok && (best < 0 || p < best) {
 				label, best = m[2], p
 			}
 		}
@@ -507,23 +479,15 @@ func graphLead(question string, rows []string) string {
 	if len(names) > 1 {
 		label = plural(label)
 	}
-	return label + ": " + joinList(names) + " " + strings.Join(cites, "") + "."
+	return label + ": " + joinList(names, "and") + " " + strings.Join(cites, "") + "."
 }
 
-func rowMatches(line string, kws []keyword, ents []string) bool {
+func rowMatches(line string, kws []keyword, ents []*graphwalk.Entity) bool {
 	set := stemSet(line)
-	for _, k := range kws {
-		if ok, _ := matchIn(k, set); ok {
-			return true
-		}
-	}
-	lower := strings.ToLower(line)
-	for _, e := range ents {
-		if strings.Contains(lower, strings.ToLower(e)) {
-			return true
-		}
-	}
-	return false
+	return nameIn(line, ents) != "" || slices.ContainsFunc(kws, func(k keyword) bool {
+		ok, _ := matchIn(k, set)
+		return ok
+	})
 }
 
 // citeSentence puts the citation before a sentence's final punctuation, where it
@@ -562,7 +526,7 @@ func balanceBold(s string) string {
 // be compared whatever their punctuation and citations.
 func normaliseClaim(s string) string {
 	s, _ = cite.Strip(s)
-	return strings.Join(lowers(words.Tokens(s)), " ")
+	return strings.TrimSpace(padded(words.Tokens(s)))
 }
 
 // minClaim is the shortest normalised claim used for exclusion; shorter
@@ -649,10 +613,8 @@ func looksLikeHeading(t string) bool {
 
 // startsLower reports whether s begins with a lower-case letter.
 func startsLower(s string) bool {
-	for _, r := range s {
-		return unicode.IsLower(r)
-	}
-	return false
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLower(r)
 }
 
 // citeAll writes [1][2]… for documents 1..n, at most five.

@@ -23,21 +23,15 @@ const specificShare = 0.5
 
 // Grade judges a document by the words it shares with the question.
 //
-// A text document is relevant when the question's topic keywords it
-// contains carry at least 40% of their weight, and at least one of them is
-// a topic word (not chatty: see chattyAt). A keyword is found in any of
-// its forms ("lost" for "losing", "deletion" for "deleted") or as a related
-// word from WordNet ("automobile" for "car"); a phrase WordNet knows
-// ("sign up") is one keyword, found whole or not at all. A question with
-// one or two specific (topic) words must find more than half of them:
-// "parental leave" is not answered by a document where someone merely
-// "leaves". The words that shape the question rather than name its topic
-// are not counted at all: the word after "how" ("how long"), caps
-// ("limit"), "allowed", light verbs ("take", "look") and numbers. (That
-// the words also meet in one passage of a few sentences answered no more
-// questions, and hedged one more.)
-// A graph document is already the answer to a query about the question's
-// entities, so any shared keyword or any mentioned entity is enough.
+// A text document is relevant when it holds relevantShare of the weight of
+// the question's topic keywords (in any of their forms or as related words:
+// matchIn), one of them not chatty, and with one or two specific words,
+// more than half of them (specificShare). The words that shape the question
+// rather than name its topic ("how long", "limit", "allowed", numbers) do
+// not count. (That the words also meet in one passage of a few sentences
+// answered no more questions, and hedged one more.) A graph document is
+// already the answer to a query about the question's entities, so any
+// shared keyword or any mentioned entity is enough.
 func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) (agent.Grade, error) {
 	if err := ctx.Err(); err != nil {
 		return agent.Grade{}, err
@@ -50,15 +44,12 @@ func (b *Brain) Grade(ctx context.Context, question string, doc agent.Document) 
 		if len(m.matched) > 0 {
 			return agent.Grade{Relevant: true, Reason: "mentions " + listWords(m.matched)}, nil
 		}
-		ents, err := b.matchEntities(ctx, question)
+		ents, err := b.entities(ctx, question)
 		if err != nil {
 			return agent.Grade{}, err
 		}
-		lower := strings.ToLower(text)
-		for _, e := range ents {
-			if strings.Contains(lower, strings.ToLower(e)) {
-				return agent.Grade{Relevant: true, Reason: "mentions " + e}, nil
-			}
+		if name := nameIn(text, ents); name != "" {
+			return agent.Grade{Relevant: true, Reason: "mentions " + name}, nil
 		}
 		return agent.Grade{Reason: "mentions none of the question's keywords or entities"}, nil
 	}
@@ -141,7 +132,7 @@ func listWords(ws []string) string {
 	if len(ws) > 6 {
 		return strings.Join(ws[:6], ", ") + fmt.Sprintf(" and %d more", len(ws)-6)
 	}
-	return joinList(ws)
+	return joinList(ws, "and")
 }
 
 // enoughSpecific reports whether a text holds more than specificShare of
@@ -166,15 +157,11 @@ var quoted = regexp.MustCompile("(?:^|\\s)['\"‘“`]([^'\"‘’“”`\\n]{2,
 func quotedIn(question, text string) string {
 	for _, m := range quoted.FindAllStringSubmatch(clip(question, maxQuestion), 3) {
 		want := words.Tokens(m[1])
-		if len(want) == 0 || len(want) > 5 {
-			continue
+		stems := make([]string, len(want))
+		for i, t := range want {
+			stems[i] = t.Stem
 		}
-		set := docStemSet(text)
-		ok := true
-		for _, t := range want {
-			ok = ok && set[t.Stem]
-		}
-		if ok {
+		if len(want) <= 5 && allIn(docStemSet(text), stems) {
 			return strings.TrimSpace(m[1])
 		}
 	}

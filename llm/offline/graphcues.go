@@ -40,22 +40,12 @@ func mentioned(q string, toks []words.Token, idx *graphwalk.Index) []*graphwalk.
 	var out []*graphwalk.Entity
 	for _, e := range ents {
 		norm := words.Norm(e.Name)
-		if strings.Contains(norm, " ") || capitalised(toks, norm) {
+		capitalised := slices.ContainsFunc(toks, func(t words.Token) bool { return t.Lower == norm && t.Text != t.Lower })
+		if strings.Contains(norm, " ") || capitalised {
 			out = append(out, e)
 		}
 	}
 	return out
-}
-
-// capitalised reports whether the word w is written with a capital in
-// toks.
-func capitalised(toks []words.Token, w string) bool {
-	for _, t := range toks {
-		if t.Lower == w && t.Text != t.Lower {
-			return true
-		}
-	}
-	return false
 }
 
 // shape is what the router reads of a question's form.

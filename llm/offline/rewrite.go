@@ -37,12 +37,7 @@ func (b *Brain) Rewrite(ctx context.Context, req agent.RewriteRequest) (agent.Re
 		return agent.Rewrite{}, err
 	}
 	ideas := queryIdeas(question, req.Tried)
-	done := 0
-	for _, t := range req.Tried {
-		if t.Route == route {
-			done++
-		}
-	}
+	done := triedOn(req.Tried, route)
 	for i := range ideas {
 		q := ideas[(done+i)%len(ideas)]
 		if !agent.Searched(req.Tried, q, route) {
@@ -50,6 +45,17 @@ func (b *Brain) Rewrite(ctx context.Context, req agent.RewriteRequest) (agent.Re
 		}
 	}
 	return agent.Rewrite{Query: ideas[min(1, len(ideas)-1)], Route: route}, nil
+}
+
+// triedOn counts the searches tried on route r.
+func triedOn(tried []agent.Tried, r agent.Route) int {
+	n := 0
+	for _, t := range tried {
+		if t.Route == r {
+			n++
+		}
+	}
+	return n
 }
 
 // queryIdeas are the candidate queries of Rewrite, in order: the question
@@ -92,33 +98,30 @@ func queryIdeas(question string, tried []agent.Tried) []string {
 // Only routes the agent offers (req.Routes) are chosen. The web is never
 // chosen: the agent's web fallback asks it when the rewrites are spent.
 func (b *Brain) rewriteRoute(ctx context.Context, question string, req agent.RewriteRequest) (agent.Route, string, error) {
-	asked := func(r agent.Route) int {
-		n := 0
-		for _, t := range req.Tried {
-			if t.Route == r {
-				n++
-			}
-		}
-		return n
+	// can reports whether r is another route the agent offers, not yet asked.
+	can := func(r agent.Route) bool {
+		return r != req.Route && slices.Contains(req.Routes, r) && triedOn(req.Tried, r) == 0
 	}
-	can := func(r agent.Route) bool { return r != req.Route && slices.Contains(req.Routes, r) }
-	names, err := b.graphNames(ctx, question)
+	names, err := b.entities(ctx, question)
 	if err != nil {
 		return "", "", err
 	}
 	switch req.Route {
 	case agent.RouteVector, agent.RouteWeb:
-		if len(names) > 0 && can(agent.RouteGraph) && asked(agent.RouteGraph) == 0 {
-			return agent.RouteGraph, names[0] + " is in the knowledge graph", nil
+		if len(names) > 0 && can(agent.RouteGraph) {
+			what := names[0].Name // "Geitost (a product)"
+			if len(names[0].Labels) > 0 {
+				what += " (" + article(strings.ToLower(names[0].Labels[0])) + ")"
+			}
+			return agent.RouteGraph, what + " is in the knowledge graph", nil
 		}
-		if req.Route == agent.RouteWeb && can(agent.RouteVector) && asked(agent.RouteVector) == 0 {
-			toks := words.Tokens(question)
-			if hasAny(" "+strings.Join(lowers(toks), " ")+" ", internalWords) {
+		if req.Route == agent.RouteWeb && can(agent.RouteVector) {
+			if hasAny(padded(words.Tokens(question)), internalWords) {
 				return agent.RouteVector, "the web had nothing; it may be in our documents", nil
 			}
 		}
 	case agent.RouteGraph:
-		if can(agent.RouteVector) && asked(agent.RouteVector) == 0 && len(names) == 0 && aboutDocuments(question) {
+		if can(agent.RouteVector) && len(names) == 0 && aboutDocuments(question) {
 			return agent.RouteVector, "the knowledge graph had nothing relevant", nil
 		}
 	}
@@ -143,24 +146,6 @@ func aboutDocuments(question string) bool {
 		}
 	}
 	return false
-}
-
-// graphNames describes the graph entities the question names (mentioned):
-// "Geitost (a product)". This is the rewriter's one hook into the graph.
-func (b *Brain) graphNames(ctx context.Context, question string) ([]string, error) {
-	idx, err := b.index(ctx)
-	if err != nil || idx == nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range mentioned(question, words.Tokens(question), idx) {
-		what := e.Name
-		if len(e.Labels) > 0 {
-			what += " (" + article(strings.ToLower(e.Labels[0])) + ")"
-		}
-		out = append(out, what)
-	}
-	return out, nil
 }
 
 // article puts "a" or "an" before a noun.

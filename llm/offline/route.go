@@ -67,7 +67,7 @@ func (b *Brain) route(ctx context.Context, question string, evident bool) (agent
 		return decided(agent.RouteDirect, reason)
 	}
 	toks := words.Tokens(q)
-	lower := " " + strings.Join(lowers(toks), " ") + " "
+	lower := padded(toks)
 	if r, ok := smallTalk(toks, lower); ok && !evident {
 		return decided(agent.RouteDirect, r)
 	}
@@ -91,13 +91,14 @@ func (b *Brain) route(ctx context.Context, question string, evident bool) (agent
 	return agent.RouteDecision{}, false, nil
 }
 
-// lowers returns the lowercase form of each token.
-func lowers(toks []words.Token) []string {
-	out := make([]string, len(toks))
-	for i, t := range toks {
-		out[i] = t.Lower
+// padded joins the lowercase words with spaces, and puts one at each end
+// too, so that hasAny finds phrases on word boundaries.
+func padded(toks []words.Token) string {
+	var b strings.Builder
+	for _, t := range toks {
+		b.WriteString(" " + t.Lower)
 	}
-	return out
+	return b.String() + " "
 }
 
 // hasAny reports whether the padded, space-joined lowercase words contain
@@ -232,7 +233,7 @@ func graphReason(entities, nouns []string) string {
 		if len(names) == 1 {
 			return "asks what " + names[0] + " is connected to"
 		}
-		return "asks how " + joinList(names) + " are connected"
+		return "asks how " + joinList(names, "and") + " are connected"
 	}
 	switch len(nouns) {
 	case 0:
@@ -240,7 +241,7 @@ func graphReason(entities, nouns []string) string {
 	case 1:
 		return "asks about " + nouns[0] + " and their connections"
 	}
-	return "asks how " + nouns[0] + " relate to " + joinList(nouns[1:min(len(nouns), 3)])
+	return "asks how " + nouns[0] + " relate to " + joinList(nouns[1:min(len(nouns), 3)], "and")
 }
 
 // General-knowledge vocabulary. The router cannot see the knowledge base,

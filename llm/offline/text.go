@@ -145,10 +145,16 @@ func lemma(t words.Token) string {
 // stemSet returns the stems of every word of s, stopwords included (the
 // phrase "time off" needs "off"), and their variant stems (see
 // appendVariants).
-func stemSet(s string) map[string]bool {
+func stemSet(s string) map[string]bool { return stemsOf(words.Tokens(s), nil) }
+
+// stemsOf is stemSet for tokens, leaving out those skip says to.
+func stemsOf(toks []words.Token, skip func(i int) bool) map[string]bool {
 	m := make(map[string]bool)
 	var buf [4]string
-	for _, t := range words.Tokens(s) {
+	for i, t := range toks {
+		if skip != nil && skip(i) {
+			continue
+		}
 		m[t.Stem] = true
 		for _, v := range appendVariants(buf[:0], t) {
 			m[v] = true
@@ -301,15 +307,12 @@ func appendVariants(dst []string, t words.Token) []string {
 	return dst
 }
 
-// joinList writes words as "a, b and c".
-func joinList(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
+// joinList writes words as "a, b and c" (or "a, b or c": conj).
+func joinList(items []string, conj string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
 // capitalize upper-cases the first letter of s.
