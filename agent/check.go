@@ -41,11 +41,6 @@ type Verdict struct {
 	// text but nothing that says …" (e.g. "whether jury duty is paid
 	// leave"). It may be empty.
 	Missing string `json:"missing,omitempty"`
-	// Loose, with Answers, says the answer addresses the question but the
-	// checker could not find everything it asks about in one place of it
-	// (an offline check reads words: one of the question's words is not
-	// there). The answer is shown as it is; the badge says low.
-	Loose bool `json:"loose,omitempty"`
 }
 
 // Finding is what the check made of the last draft. It decides whether
@@ -140,7 +135,6 @@ func (r *run) check(ctx context.Context, s *State, p port[Checker]) error {
 	}
 	s.Grounded = v.Grounded
 	s.Answers = s.Grounded && v.Answers
-	s.Loose = s.Answers && v.Loose
 	if s.Grounded {
 		s.Unsupported = nil
 		if s.Answers {

@@ -22,9 +22,7 @@ import (
 //	         but not answering, related text shown after a note that says
 //	         what was not found; or cut off: a draft the model did not
 //	         finish, never checked, after a note that says so
-//	         (Result.Partial and Result.CutOff tell them apart); or
-//	         loose: answering, but the check could not find all the
-//	         question asks about in one place (Verdict.Loose)
+//	         (Result.Partial and Result.CutOff tell them apart)
 //	general  the direct route answered, unchecked
 //	none     nothing relevant was found, or the direct route could not answer
 //
@@ -39,7 +37,7 @@ func confidence(s *State, f folded) Confidence {
 		return ConfidenceNone
 	case s.NoAnswer:
 		return ConfidenceNone
-	case !s.Grounded || s.Partial || !s.Answers || s.Loose:
+	case !s.Grounded || s.Partial || !s.Answers:
 		return ConfidenceLow
 	case s.Regenerations > s.CutOffs || s.Rewrites > 0 || s.Fallback:
 		return ConfidenceMedium

@@ -274,7 +274,6 @@ type State struct {
 	DraftUnsupported []string     // the claims Draft could not ground
 	Grounded         bool         // the last check passed
 	Answers          bool         // the last check found that the answer addresses what was asked
-	Loose            bool         // … but not everything it asks about in one place (Verdict.Loose)
 	Missing          string       // what the question asks that the answer does not say (Verdict.Missing)
 	Partial          bool         // the answer shown is grounded but does not answer; Ask puts the note saying so before it
 	PartialDraft     string       // the last grounded answer that did not answer, shown if no regeneration does better
