@@ -121,6 +121,8 @@ func focusIn(all, asks []string) questionFocus {
 			kind = "how much" // "what percentage", "what share"
 		case asksLimit(w):
 			kind = "how much"
+		case prev == "in" && !words.IsFiller(w) && isA(w, "unit of measurement", "time unit"):
+			kind = "how many " + w // "the delivery SLA, in seconds?"
 		}
 		if kind != "" {
 			if f.kind == "" {
@@ -138,8 +140,10 @@ func focusIn(all, asks []string) questionFocus {
 		}
 		seen[t.Stem] = true
 		t.Stem = lemma(t)
-		// A superlative is the point of the question, not talk.
-		f.terms = append(f.terms, keyword{Token: t, weight: 1, chat: chattyAt(toks, i) && !superlative(w)})
+		// A superlative, and an adjective that says which time ("last
+		// year"), is the point of the question, not talk.
+		when := next != "" && lexicon.Has(w, lexicon.Adj) && isA(next, "time period", "time unit")
+		f.terms = append(f.terms, keyword{Token: t, weight: 1, chat: chattyAt(toks, i) && !superlative(w) && !when})
 		f.pos = append(f.pos, i)
 		if len(f.terms) >= maxKeywords {
 			break
@@ -279,12 +283,17 @@ func answersFocus(f questionFocus, sentences []string, docs string, titles map[s
 	if len(sentences) == 0 {
 		return answerCoverage{missing: f.describe(names, f.needed(), f.kind, false)}
 	}
-	// A place is a sentence or two that follow each other.
+	// A place is a sentence or two that follow each other; graph rows
+	// are one place, as the query chose them together.
 	var places []string
-	for i := range sentences {
-		places = append(places, sentences[i])
-		if i+1 < len(sentences) {
-			places = append(places, sentences[i]+" \n"+sentences[i+1])
+	if rows := strings.Join(sentences, " \n"); strings.Contains(rows, "]->") || strings.Contains(rows, "<-[") {
+		places = []string{rows}
+	} else {
+		for i := range sentences {
+			places = append(places, sentences[i])
+			if i+1 < len(sentences) {
+				places = append(places, sentences[i]+" \n"+sentences[i+1])
+			}
 		}
 	}
 	best, bestShare, bestKind := []int(nil), -1.0, f.kind
@@ -302,7 +311,7 @@ func answersFocus(f questionFocus, sentences []string, docs string, titles map[s
 		if f.termsOK(share, missing) && len(nums) == 0 && kind == "" && len(names) == 0 && len(absent) == 0 && !f.missesTopic(missing) {
 			return answerCoverage{answers: true}
 		}
-		if share > bestShare {
+		if share > bestShare || share == bestShare && kind == "" && bestKind != "" {
 			best, bestShare, bestKind, bestNums = missing, share, kind, nums
 		}
 	}
@@ -342,24 +351,33 @@ func (f questionFocus) needed() []int {
 	return out
 }
 
-// coverage returns the share of the focus w covers (the needed terms, a
-// synonym at synonymShare, and the numbers the question states), the
-// terms it misses and the numbers it lacks, as written.
+// coverage returns the share of the focus weight w covers (the needed
+// terms, a chatty one at half weight and a synonym at synonymShare, and
+// the numbers the question states), the terms it misses and the numbers
+// it lacks, as written.
 func (f questionFocus) coverage(w answerPlace) (share float64, missing []int, nums []string) {
 	var got, total float64
 	for i, k := range f.terms {
 		if !f.needs(k) {
 			continue
 		}
-		total++
-		share, _ := matchShare(k, w.set)
-		if share == 0 && f.relation(w, k) { // "sells" in the question, SUPPLIES in the row
-			share = 1
+		weight := 1.0
+		if vague(k.Lower) {
+			weight = 0.5
 		}
-		if share == 0 {
+		total += weight
+		ok, via := matchIn(k, w.set)
+		if !ok {
+			ok = f.relation(w, k) // "sells" in the question, SUPPLIES in the row
+		}
+		switch {
+		case !ok:
 			missing = append(missing, i)
+		case via != "":
+			got += synonymShare * weight
+		default:
+			got += weight
 		}
-		got += share
 	}
 	have := words.Numbers(w.text)
 	for i, n := range f.numbers {
@@ -423,7 +441,7 @@ func (f questionFocus) states(w answerPlace) bool {
 		return true
 	case "when":
 		return answerTimeNumber.MatchString(w.text) || slices.ContainsFunc(w.toks, func(t words.Token) bool {
-			return statesWhen(t)
+			return statesWhen(t) && !f.asks(t) // "during summer hours" does not say when summer hours are
 		})
 	case "who":
 		return f.statesName(w.toks)
@@ -441,6 +459,12 @@ func (f questionFocus) states(w answerPlace) bool {
 		return true
 	}
 	for i, t := range w.toks {
+		if unit := strings.TrimLeft(t.Lower, "0123456789.,"); unit != t.Lower && unit != "" {
+			if isA(unit, "unit of measurement") {
+				return true // "64kb"
+			}
+			continue
+		}
 		if !words.IsDigits(t.Lower) && !amountAt(w.toks, i) && t.Lower != "a" && t.Lower != "an" {
 			continue
 		}
@@ -497,14 +521,26 @@ func statesWhen(t words.Token) bool {
 
 // statesName reports whether the tokens name someone other than the
 // question's names: a person or group as WordNet knows them ("your
-// manager"), or a name.
+// manager"), a name, or a run of two capitalised words.
 func (f questionFocus) statesName(toks []words.Token) bool {
+	asked := func(t words.Token) bool {
+		return slices.ContainsFunc(f.names, func(n words.Token) bool { return n.Lower == t.Lower })
+	}
 	for i, t := range toks {
-		if !f.isName(keyword{Token: t}) && (isA(t.Lower, "person", "social group") || isName(t, i == 0)) {
+		switch {
+		case asked(t):
+		case isA(t.Lower, "person", "social group"), isName(t, i == 0):
+			return true
+		case i+1 < len(toks) && startsName(t.Text, false) && startsName(toks[i+1].Text, false) && !words.IsFiller(t.Lower) && !asked(toks[i+1]):
 			return true
 		}
 	}
 	return false
+}
+
+// asks reports whether t is one of the question's focus words.
+func (f questionFocus) asks(t words.Token) bool {
+	return slices.ContainsFunc(f.terms, func(k keyword) bool { return k.Stem == t.Stem || k.Lower == t.Lower })
 }
 
 // describe says what an answer does not cover, completing "I found

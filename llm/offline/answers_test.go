@@ -234,6 +234,7 @@ func TestFocusOf(t *testing.T) {
 		{question: "What share of the yearly profits is handed out to staff?", terms: "yearly profits handed staff", kind: "how much"},
 		{question: "Which customers use the EU data region?", terms: "customers use EU data region", names: "EU"},
 		{question: "What time does the nightly backup start?", terms: "nightly backup start", kind: "when"},
+		{question: "the delivery SLA, in seconds?", terms: "delivery SLA", names: "SLA", kind: "how many seconds"},
 	}
 	for _, tt := range tests {
 		f := focusOf(tt.question)
