@@ -216,7 +216,41 @@ func matchIn(k keyword, set map[string]bool) (ok bool, via string) {
 			return true, ""
 		}
 	}
+	if abbreviates(k.Lower, set) {
+		return true, ""
+	}
 	return false, ""
+}
+
+// abbreviates reports whether w, a short word WordNet does not know, is
+// the abbreviation of a longer word in the set, as chat writes them
+// ("ack": acknowledge, "env": environment, "asm": assembler): the longer
+// word starts with w's first two letters and holds the rest in order.
+func abbreviates(w string, set map[string]bool) bool {
+	if len(w) < 3 || len(w) > 4 || lexicon.Known(w) {
+		return false
+	}
+	for i := range len(w) {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	for s := range set {
+		if len(s) < len(w)+3 || !strings.HasPrefix(s, w[:2]) || !lexicon.Known(s) && len(lexicon.Lemmas(s)) == 0 {
+			continue
+		}
+		rest, j := w[2:], 2
+		for j < len(s) && rest != "" {
+			if s[j] == rest[0] {
+				rest = rest[1:]
+			}
+			j++
+		}
+		if rest == "" {
+			return true
+		}
+	}
+	return false
 }
 
 var spellingMemo = memo[[]string]{max: 5000}

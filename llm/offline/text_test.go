@@ -97,6 +97,10 @@ func TestMatchIn(t *testing.T) {
 		{"requried", "Only the display name is required.", true, ""},
 		{"recieve", "You receive a badge.", true, ""},
 		{"kubectl", "Run the kube control tool.", false, ""}, // jargon is not corrected
+		// Chat abbreviations of longer words.
+		{"ack", "Do not acknowledge a page meant for someone else.", true, ""},
+		{"env", "Set it in the environment of the build.", true, ""},
+		{"cfg", "The cart holds the groceries.", false, ""},
 	} {
 		k := keywords(tt.keyword)
 		if len(k) != 1 {
